@@ -22,7 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from tfx.core.errors import FailedPreconditionError
+from tfx.core.errors import FailedPreconditionError, InternalError
 from tfx.core.graph import Node, Output
 from tfx.core.viz.scopes import Group, ScopeTree
 
@@ -148,9 +148,19 @@ def _place_cells(level: LevelLayout) -> None:
     layers = _layers(count, pairs)
     engine = _igraph()
     graph = engine.Graph(n=count, edges=pairs, directed=True)
-    layout = graph.layout_sugiyama(layers=layers, hgap=1, vgap=1, maxiter=40)
+    layout, extended = graph.layout_sugiyama(
+        layers=layers, hgap=1, vgap=1, maxiter=40, return_extended_graph=True)
     coords = [tuple(c) for c in layout.coords[:count]]
-    routes = {pair: [tuple(p) for p in layout.edge_routing[i]] for i, pair in enumerate(pairs)}
+    # Rows past `count` are the dummy nodes bending long edges; the extended
+    # graph names, per edge, the original edge it was cut from.
+    bends: list[set[int]] = [set() for _ in pairs]
+    for piece in extended.es:
+        for vertex in (piece.source, piece.target):
+            if vertex >= count:
+                bends[piece["_original_eid"]].add(vertex)
+    routes = {pair: [tuple(layout.coords[v]) for v in sorted(bends[i])]
+              for i, pair in enumerate(pairs)}
+    _check_coordinates(level, coords, routes.values())
     xs = sorted({round(x, 3) for x, _ in coords}
                 | {round(x, 3) for route in routes.values() for x, _ in route})
     column = {x: i for i, x in enumerate(xs)}
@@ -167,6 +177,20 @@ def _place_cells(level: LevelLayout) -> None:
         edge.cells = cells
         if cells:
             level.rows = max(level.rows, max(r for _, r in cells) + 1)
+
+
+def _check_coordinates(level: LevelLayout, coords: list[tuple[float, float]],
+                       routes: Any) -> None:
+    """Refuse a layout whose coordinates cannot be grid cells (a broken igraph build)."""
+    # Every x and y of a layered layout with unit gaps lies within the item and
+    # dummy-node counts; anything else is memory garbage, never a real picture.
+    bound = 4 * (len(level.items) + sum(len(r) for r in routes)) + 4
+    points = list(coords) + [p for route in routes for p in route]
+    if any(not (-bound <= c <= bound) for point in points for c in point):
+        raise InternalError(
+            f"igraph returned an impossible layout for scope {level.group.label!r}; "
+            "igraph 1.0.0 is known to do this: pip install 'igraph<1.0'"
+        )
 
 
 def _layers(count: int, pairs: list[tuple[int, int]]) -> list[int]:

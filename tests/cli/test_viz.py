@@ -51,7 +51,6 @@ def write_partitions(folder: Path) -> None:
 
 
 def test_writes_each_format(capsys, tmp_path: Path) -> None:
-    pytest.importorskip("igraph", reason="layouts need the igraph package")
     for ext in ("html", "svg", "dot"):
         out = tmp_path / f"m.{ext}"
         code, stdout, err = tfx_cli(capsys, "viz", MOBILENET, "-o", str(out))

@@ -153,7 +153,6 @@ def browser():
 
 
 def test_viewer_draws_opens_scopes_and_searches(browser: Browser, tmp_path: Path) -> None:
-    pytest.importorskip("igraph", reason="layouts need the igraph package")
     graph = Graph.from_graph_def(load_graph(CONFORMANCE / "mobilenet_v2_frozen.pb"))
     picture = render(graph, "html")
     page = tmp_path / "mobilenet.html"

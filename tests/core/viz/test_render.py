@@ -14,15 +14,12 @@ from tfx.core.errors import InvalidArgumentError, NotFoundError
 from tfx.core.graph import Graph
 from tfx.core.graph_io import load_graph
 from tfx.core.viz import VizOptions, output_format, render
+from tfx.core.viz.layout import layout_all
 from tfx.core.viz.scopes import ScopeTree, default_expansion, expand, visible_boxes
 from tfx.protos import graph_pb2
 
 CONFORMANCE = Path(__file__).parents[2] / "data" / "conformance"
 CORPUS = sorted(CONFORMANCE.glob("*.pb"))
-
-
-def _igraph_or_skip() -> None:
-    pytest.importorskip("igraph", reason="layouts need the igraph package")
 
 
 def load(name: str) -> Graph:
@@ -148,7 +145,6 @@ def test_flat_level_over_the_limit_is_grouped_by_op() -> None:
 
 @pytest.mark.parametrize("path", CORPUS, ids=lambda p: p.stem)
 def test_every_corpus_graph_renders(path: Path) -> None:
-    _igraph_or_skip()
     graph = Graph.from_graph_def(load_graph(path))
     svg = render(graph, "svg").data.decode()
     assert svg.startswith("<svg") and svg.endswith("</svg>")
@@ -158,7 +154,6 @@ def test_every_corpus_graph_renders(path: Path) -> None:
 
 
 def test_svg_shows_scopes_with_counts_edges_and_shapes() -> None:
-    _igraph_or_skip()
     svg = render(load("mobilenet_v2_frozen"), "svg").data.decode()
     scopes = svg_boxes(svg, "scope")
     assert 'data-count="61"' in scopes["mobilenetv2_0.35_96_1/block_3*"]
@@ -171,7 +166,6 @@ def test_svg_shows_scopes_with_counts_edges_and_shapes() -> None:
 
 
 def test_svg_expand_opens_a_scope_in_place() -> None:
-    _igraph_or_skip()
     svg = render(load("mobilenet_v2_frozen"), "svg",
                  VizOptions(expand=["block_3_expand_BN_1"])).data.decode()
     frames = svg_boxes(svg, "frame")
@@ -181,7 +175,6 @@ def test_svg_expand_opens_a_scope_in_place() -> None:
 
 
 def test_placed_graph_has_device_colors_legend_and_dashed_control_edges() -> None:
-    _igraph_or_skip()
     svg = render(placed_graph(), "svg", VizOptions(depth=1)).data.decode()
     assert '<g class="legend"' in svg and CPU0 in svg and CPU1 in svg
     nodes = svg_boxes(svg, "node")
@@ -195,7 +188,6 @@ def test_placed_graph_has_device_colors_legend_and_dashed_control_edges() -> Non
 
 
 def test_partitioned_graph_clusters_devices_and_joins_send_recv() -> None:
-    _igraph_or_skip()
     picture = render(partitioned_graph(), "svg")
     svg = picture.data.decode()
     frames = svg_boxes(svg, "frame")
@@ -205,7 +197,6 @@ def test_partitioned_graph_clusters_devices_and_joins_send_recv() -> None:
 
 
 def test_png_needs_the_extra_or_says_which() -> None:
-    _igraph_or_skip()
     try:
         import resvg_py  # noqa: F401
     except ImportError:
@@ -241,7 +232,6 @@ def test_dot_has_clusters_dashed_control_edges_and_transfers() -> None:
 
 
 def test_html_is_self_contained_with_every_layout() -> None:
-    _igraph_or_skip()
     import json
 
     html = render(load("lenet_frozen"), "html", VizOptions(title="lenet")).data.decode()
@@ -256,3 +246,11 @@ def test_html_is_self_contained_with_every_layout() -> None:
                 == "Conv2D")
     assert conv["info"]["outputs"][0][1].startswith("float32 [")
     assert any(key == "strides" for key, _ in conv["info"]["attrs"])
+
+
+def test_layouts_stay_sane_across_repeated_renders() -> None:
+    """Regression: igraph 1.0.0 returned garbage coordinates after a few renders."""
+    graph = load("math_elementwise")
+    for _ in range(30):
+        for level in layout_all(ScopeTree(graph)).values():
+            assert 0 <= level.rows < 100_000 and 0 <= level.columns < 100_000
