@@ -29,6 +29,7 @@ CASES = [
     "variables_state",
     "embedding_sharded",
     "fifo_queue",
+    "mlp_train_adagrad",
 ]
 
 
