@@ -22,6 +22,7 @@ from tfx.cli import checkpoint as checkpoint_cmd
 from tfx.cli import common
 from tfx.cli import inspect as inspect_cmd
 from tfx.cli import ops as ops_cmd
+from tfx.cli import optimize as optimize_cmd
 from tfx.cli import run as run_cmd
 from tfx.cli import viz as viz_cmd
 
@@ -53,6 +54,7 @@ app = typer.Typer(
 app.command("run", help=run_cmd.HELP)(run_cmd.run)
 app.command("inspect", help=inspect_cmd.HELP)(inspect_cmd.inspect)
 app.command("ops", help=ops_cmd.HELP)(ops_cmd.ops)
+app.command("optimize", help=optimize_cmd.HELP)(optimize_cmd.optimize)
 app.command("viz", help=viz_cmd.HELP)(viz_cmd.viz)
 app.add_typer(checkpoint_cmd.app, name="checkpoint", help=checkpoint_cmd.HELP)
 

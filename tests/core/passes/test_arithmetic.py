@@ -1,0 +1,99 @@
+"""Arithmetic simplification: neutral elements, double negation, transposes, reshapes."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tfx.core.passes.arithmetic import simplify_arithmetic
+
+
+def _simplify(graph, kit, inputs, outputs):
+    graph, changed = simplify_arithmetic(graph, kit.context(inputs, outputs))
+    graph.validate()
+    return graph, changed
+
+
+def test_neutral_elements_disappear(builder, kit) -> None:
+    x = builder.placeholder("x", shape=[2, 3])
+    one, zero = builder.const("one", 1.0), builder.const("zero", [0.0, 0.0, 0.0])
+    a = builder.op("Mul", "a", [one, x])
+    b = builder.op("AddV2", "b", [a, zero])
+    c = builder.op("Sub", "c", [b, zero])
+    d = builder.op("RealDiv", "d", [c, one])
+    builder.op("Cast", "e", [d], SrcT="float32", DstT="float32")
+    builder.op("Neg", "out", ["e"])
+    graph = builder.graph()
+    feeds = {"x:0": np.arange(6, dtype=np.float32).reshape(2, 3)}
+    want = kit.run(graph, ["out:0"], feeds)
+    graph, changed = _simplify(graph, kit, ["x"], ["out"])
+    assert changed and kit.ops_of(graph) == ["Neg", "Placeholder"]
+    kit.assert_same(want, kit.run(graph, ["out:0"], feeds))
+
+
+def test_constants_that_broadcast_or_are_not_neutral_stay(builder, kit) -> None:
+    x = builder.placeholder("x", shape=[3])
+    ones = builder.const("ones", np.ones((2, 3)))
+    builder.op("Mul", "widened", [x, ones])  # [3] * [2, 3] -> [2, 3]: not x
+    builder.op("Sub", "flipped", [builder.const("zero", 0.0), x])  # 0 - x is -x
+    builder.op("Mul", "twice", [x, builder.const("two", 2.0)])
+    graph, changed = _simplify(builder.graph(), kit, ["x"], ["widened", "flipped", "twice"])
+    assert not changed and len(graph) == 7
+
+
+def test_unknown_shape_only_drops_a_scalar(builder, kit) -> None:
+    x = builder.placeholder("x")  # unknown rank
+    builder.op("Mul", "by_vector", [x, builder.const("ones", [1.0, 1.0])])
+    builder.op("Mul", "by_scalar", [x, builder.const("one", 1.0)])
+    builder.op("Neg", "out", ["by_scalar"])
+    graph, changed = _simplify(builder.graph(), kit, ["x"], ["by_vector", "out"])
+    assert changed and "by_scalar" not in graph and "by_vector" in graph
+
+
+def test_double_negation_and_kept_nodes(builder, kit) -> None:
+    x = builder.placeholder("x", shape=[])
+    builder.op("Neg", "n1", [x])
+    builder.op("Neg", "n2", ["n1"])
+    builder.op("Square", "out", ["n2"])
+    graph, changed = _simplify(builder.graph(), kit, ["x"], ["out"])
+    assert changed and kit.ops_of(graph) == ["Placeholder", "Square"]
+    builder2 = type(builder)()
+    x = builder2.placeholder("x", shape=[])
+    builder2.op("Neg", "n1", [x])
+    builder2.op("Neg", "n2", ["n1"])
+    graph, changed = _simplify(builder2.graph(), kit, ["x"], ["n2"])  # n2 is fetched
+    assert not changed
+
+
+def test_transposes_compose(builder, kit) -> None:
+    x = builder.placeholder("x", shape=[2, 3, 4])
+    p = builder.const("p", [1, 2, 0], dtype="int32")
+    q = builder.const("q", [2, 0, 1], dtype="int32")
+    builder.op("Transpose", "t1", [x, p])
+    builder.op("Transpose", "back", ["t1", q])  # p then q: the identity
+    builder.op("Neg", "out1", ["back"])
+    builder.op("Transpose", "t2", [x, p])
+    builder.op("Transpose", "twice", ["t2", p])  # p[p] = [2, 0, 1]
+    builder.op("Transpose", "same", [x, builder.const("id", [0, 1, 2], dtype="int32")])
+    builder.op("Neg", "out2", ["same"])
+    graph = builder.graph()
+    fetches = ["out1:0", "twice:0", "out2:0"]
+    feeds = {"x:0": np.arange(24, dtype=np.float32).reshape(2, 3, 4)}
+    want = kit.run(graph, fetches, feeds)
+    graph, changed = _simplify(graph, kit, ["x"], ["out1", "twice", "out2"])
+    assert changed and kit.ops_of(graph).count("Transpose") == 1
+    assert graph.node("twice").inputs[0].node.name == "x"
+    kit.assert_same(want, kit.run(graph, fetches, feeds))
+
+
+def test_reshapes_collapse(builder, kit) -> None:
+    x = builder.placeholder("x", shape=[2, 6])
+    builder.op("Reshape", "r1", [x, builder.const("s1", [3, 4], dtype="int32")])
+    builder.op("Reshape", "r2", ["r1", builder.const("s2", [12], dtype="int32")])
+    builder.op("Reshape", "r3", [x, builder.const("s3", [2, -1], dtype="int32")])  # no-op
+    builder.op("Neg", "out", ["r3"])
+    graph = builder.graph()
+    feeds = {"x:0": np.arange(12, dtype=np.float32).reshape(2, 6)}
+    want = kit.run(graph, ["r2:0", "out:0"], feeds)
+    graph, changed = _simplify(graph, kit, ["x"], ["r2", "out"])
+    assert changed and "r1" not in graph and "r3" not in graph
+    kit.assert_same(want, kit.run(graph, ["r2:0", "out:0"], feeds))
