@@ -8,6 +8,7 @@ from tfx.core.ops import (  # noqa: F401 - imported for their registrations
     array_ops,
     control_flow_ops,
     data_flow_ops,
+    fused_ops,
     io_ops,
     math_ops,
     nn_ops,

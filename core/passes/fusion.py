@@ -7,16 +7,19 @@ TensorFlow's `_FusedConv2D`, `_FusedDepthwiseConv2dNative` or `_FusedMatMul`
 with `fused_ops = [BiasAdd, <activation>]`, named after the chain's last node
 (as Grappler's remapper does), so its readers and fetch names are unchanged.
 The intermediate nodes must not be kept; the chain stops before a kept one.
-The fused kernels (`fused_ops`) compute exactly what the chain did.
+The fused kernels (`tfx.kernels.cpu.fused`) compute exactly what the chain
+did; a chain is fused only where its device type has a kernel for its dtype.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from tfx.core.errors import TfxError
 from tfx.core.graph import Graph, Node
+from tfx.core.kernel_registry import find_kernel
 from tfx.core.op_registry import get_op
-from tfx.core.passes import fused_ops
+from tfx.core.ops.fused_ops import ACTIVATIONS, FUSED_OPS
 from tfx.core.passes.base import (
     Pass,
     PassContext,
@@ -28,10 +31,9 @@ from tfx.core.passes.base import (
     same_device,
     sole_reader,
 )
-from tfx.core.passes.fused_ops import ACTIVATIONS, KERNEL_TYPES
 from tfx.protos import graph_pb2
 
-_FUSED_BY_BASE = {base: fused for fused, base in fused_ops.FUSED_OPS.items()}
+_FUSED_BY_BASE = {base: fused for fused, base in FUSED_OPS.items()}
 _NOT_COPIED = frozenset({"T"})
 
 
@@ -72,7 +74,7 @@ def _fuse_chain(graph: Graph, linear: Node, ctx: PassContext) -> bool:
     if ctx.is_opaque(linear) or not binds(linear):
         return False
     dtype = linear.output_types[0]
-    if dtype not in KERNEL_TYPES[fused_op]:
+    if not _has_kernel(fused_op, linear.device, dtype):
         return False
     attrs = linear.attrs
     if linear.op != "MatMul" and attrs.get("data_format", "NHWC") != "NHWC":
@@ -116,6 +118,16 @@ def _fuse_chain(graph: Graph, linear: Node, ctx: PassContext) -> bool:
     if activation is not None and bias_add is not None:
         remove_if_unused(graph, bias_add, ctx)
     remove_if_unused(graph, linear, ctx)
+    return True
+
+
+def _has_kernel(op: str, device: str, dtype: object) -> bool:
+    """Whether the node's device type has a kernel for the fused op at this dtype."""
+    device_type = "GPU" if "GPU" in device.upper() else "CPU"
+    try:
+        find_kernel(op, device_type, {"T": dtype})
+    except TfxError:
+        return False
     return True
 
 

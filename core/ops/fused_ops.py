@@ -1,0 +1,71 @@
+"""Op schemas: TensorFlow's fused ops `_FusedConv2D`, `_FusedDepthwiseConv2dNative`, `_FusedMatMul`.
+
+Grappler's remapper creates them, and so does tfx's fusion pass
+(`tfx.core.passes.fusion`): a linear op followed by `fused_ops` applied to its
+output, each fused op's extra tensors in `args`. The signatures are
+TensorFlow's own, so an optimized graph loads in TensorFlow unchanged. Shapes
+are the linear op's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from tfx.core.op_registry import OpSchema, get_op, register_op
+from tfx.core.shapes import ShapeContext
+
+# fused op -> the linear op it starts with
+FUSED_OPS = {
+    "_FusedConv2D": "Conv2D",
+    "_FusedDepthwiseConv2dNative": "DepthwiseConv2dNative",
+    "_FusedMatMul": "MatMul",
+}
+# What may follow BiasAdd in `fused_ops` on CPU (TensorFlow's CPU kernels accept these).
+ACTIVATIONS = ("Relu", "Relu6", "Elu", "LeakyRelu")
+_FUSED_ATTRS = ("fused_ops: list(string) = []", "epsilon: float = 0.0001",
+                "leakyrelu_alpha: float = 0.2")
+
+
+def _linear_shape(base: str) -> Callable[[ShapeContext], list]:
+    """The base op's shape function applied to the first two inputs."""
+
+    def shape_fn(ctx: ShapeContext) -> list:
+        fn = get_op(base).shape_fn
+        if fn is None:
+            return [None]
+        inner = ShapeContext(ctx.node_name, ctx.op, ctx.attrs, ctx.input_shapes[:2],
+                             ctx.input_values[:2], 1)
+        return fn(inner)
+
+    return shape_fn
+
+
+def _finish(schema: OpSchema) -> None:
+    """The attrs every fused op shares, and the base op's shape function."""
+    for spec in _FUSED_ATTRS:
+        schema.attr(spec)
+    base = FUSED_OPS[schema.name]
+    schema.shape(_linear_shape(base)).doc(f"{base}, then fused_ops on its output.")
+
+
+_conv = (register_op("_FusedConv2D").input("input: T").input("filter: T")
+         .input("args: TArgs").input("host_args: num_host_args * float").output("output: T")
+         .attr("T: {half, float, double, int8, qint8}").attr("TArgs: list(type) >= 1")
+         .attr("num_args: int >= 0").attr("num_host_args: int >= 0 = 0")
+         .attr("strides: list(int)").attr("padding: {'SAME', 'VALID', 'EXPLICIT'}")
+         .attr("explicit_paddings: list(int) = []")
+         .attr("data_format: {'NHWC', 'NCHW', 'NCHW_VECT_C'} = 'NHWC'")
+         .attr("filter_format: {'HWIO', 'OIHW', 'OIHW_VECT_I'} = 'HWIO'")
+         .attr("dilations: list(int) = [1, 1, 1, 1]").attr("use_cudnn_on_gpu: bool = true"))
+_depthwise = (register_op("_FusedDepthwiseConv2dNative").input("input: T").input("filter: T")
+              .input("args: num_args * T").output("output: T")
+              .attr("T: {half, bfloat16, float, double}").attr("num_args: int >= 0")
+              .attr("strides: list(int)").attr("padding: {'SAME', 'VALID'}")
+              .attr("data_format: {'NHWC', 'NCHW'} = 'NHWC'")
+              .attr("dilations: list(int) = [1, 1, 1, 1]"))
+_matmul = (register_op("_FusedMatMul").input("a: T").input("b: T").input("args: num_args * T")
+           .output("product: T").attr("transpose_a: bool = false")
+           .attr("transpose_b: bool = false").attr("T: {bfloat16, half, float}")
+           .attr("num_args: int >= 0"))
+for _schema in (_conv, _depthwise, _matmul):
+    _finish(_schema)

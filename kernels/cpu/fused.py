@@ -1,0 +1,94 @@
+"""CPU kernels: `_FusedConv2D`, `_FusedDepthwiseConv2dNative` and `_FusedMatMul`.
+
+A fused kernel runs the linear op's own CPU kernel, then adds the bias and
+applies the activation in place on its result: the unfused graph's
+intermediate tensors are never allocated, and the elementwise work happens
+while the output is still in cache. `fused_ops` is `[BiasAdd]`, optionally
+followed by one of Relu, Relu6, Elu or LeakyRelu (what TensorFlow's CPU
+kernels accept); the results are those of the unfused chain, NaN included.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from tfx.core import dtypes
+from tfx.core.errors import InvalidArgumentError, UnimplementedError
+from tfx.core.kernel_registry import find_kernel
+from tfx.core.op_registry import get_op
+from tfx.core.ops.fused_ops import ACTIVATIONS, FUSED_OPS
+from tfx.kernels.base import OpKernel, register_kernel
+
+_HALF_AND_UP = (dtypes.float16, dtypes.float32, dtypes.float64)
+
+
+class _FusedLinear(OpKernel):
+    """The linear op's kernel, then bias and activation in place on its output."""
+
+    expensive = True
+
+    def setup(self, fused_ops: list[str] = (), leakyrelu_alpha: float = 0.2,
+              data_format: str = "NHWC", **attrs: Any) -> None:
+        base_op = FUSED_OPS[self.op]
+        base_attrs = {k: v for k, v in self.attrs.items() if k in get_op(base_op).attrs}
+        dtype = self.output_types[0]
+        kernel_class = find_kernel(base_op, "CPU", base_attrs)
+        self._base = kernel_class(self.name, base_op, base_attrs, [dtype, dtype], [dtype],
+                                  self.device)
+        ops = list(fused_ops)
+        if not ops or ops[0] != "BiasAdd" or len(ops) > 2 or (
+            len(ops) == 2 and ops[1] not in ACTIVATIONS
+        ):
+            raise UnimplementedError(
+                f"{self.op}: fused_ops {ops} is not supported on CPU; supported: [BiasAdd] "
+                f"optionally followed by one of {', '.join(ACTIVATIONS)}"
+            )
+        self._activation = ops[1] if len(ops) == 2 else None
+        self._alpha = float(leakyrelu_alpha)
+        self._nchw = data_format == "NCHW"
+        self._np = dtype.np
+
+    def compute(self, x: np.ndarray, w: np.ndarray, *args: np.ndarray) -> tuple:
+        if not args:
+            raise InvalidArgumentError(f"{self.op}: BiasAdd needs a bias argument")
+        bias = args[0]
+        y = self._base.compute(x, w)[0]
+        channels = y.shape[1] if self._nchw else y.shape[-1]
+        if bias.ndim != 1 or bias.shape[0] != channels:
+            raise InvalidArgumentError(
+                f"Must provide as many biases as the last dimension of the input tensor: "
+                f"{list(bias.shape)} vs. {list(y.shape)}"
+            )
+        # Work in place only on a buffer of our own (a kernel may return a view).
+        if not y.flags.writeable or np.may_share_memory(y, x) or np.may_share_memory(y, w):
+            y = np.array(y, dtype=self._np)
+        np.add(y, bias.reshape(-1, 1, 1) if self._nchw else bias, out=y)
+        if self._activation == "Relu":
+            np.maximum(y, 0, out=y)
+        elif self._activation == "Relu6":
+            np.clip(y, 0, 6, out=y)
+        elif self._activation == "Elu":
+            negative = y < 0
+            with np.errstate(all="ignore"):
+                y[negative] = np.expm1(y[negative])
+        elif self._activation == "LeakyRelu":
+            negative = y < 0
+            y[negative] *= y.dtype.type(self._alpha)
+        return (y,)
+
+
+@register_kernel("_FusedConv2D", "CPU", T=_HALF_AND_UP)
+class _FusedConv2D(_FusedLinear):
+    """Conv2D + BiasAdd (+ activation)."""
+
+
+@register_kernel("_FusedDepthwiseConv2dNative", "CPU", T=dtypes.FLOATS)
+class _FusedDepthwiseConv2dNative(_FusedLinear):
+    """DepthwiseConv2dNative + BiasAdd (+ activation)."""
+
+
+@register_kernel("_FusedMatMul", "CPU", T=(dtypes.bfloat16, dtypes.float16, dtypes.float32))
+class _FusedMatMul(_FusedLinear):
+    """MatMul + BiasAdd (+ activation)."""
