@@ -13,6 +13,7 @@ from tfx.kernels.cpu import (  # noqa: F401 - imported for their registrations
     math,
     nn,
     reduction,
+    sendrecv,
     state,
     training,
 )

@@ -1,0 +1,517 @@
+"""The placer: give every node a device, by simulating the step (the seed's greedy heuristic).
+
+In order:
+
+1. feasibility: a node goes only where its op has a kernel;
+2. hard constraints: the node's own device field (partial specs allowed),
+   relaxed under soft placement when nothing satisfies it;
+3. colocation (`tfx.core.colocation`): state with its users, `_class` groups,
+   loop frames; a group is placed as a unit;
+4. the greedy choice: a simulated execution visits nodes in the order they
+   become ready and puts each where it would *finish earliest*, counting the
+   device's queue, the node's compute time there (`tfx.core.cost_model`) and
+   the time to bring its inputs from other devices (one transfer per tensor
+   per destination, as the partitioner will build);
+5. memory: a device whose simulated memory would exceed its capacity is not
+   a candidate; if no device has room, placement fails naming the node.
+
+Named heuristics: *generators follow their only consumer* (a Const or
+Placeholder read by one node is placed with it, as TensorFlow's placer
+prefers); *ties go to the device already holding most of the inputs*.
+
+The same simulation scores two baselines computed in the same run:
+everything on the single best device, and TensorFlow's default placer (the
+first feasible device of the highest-priority type after colocation). The
+greedy result is never worse than the best baseline: if it loses, the
+baseline is taken and the report says so.
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from tfx.core.colocation import ColocationGroup, colocation_groups
+from tfx.core.cost_model import FREE_OPS, CostModel
+from tfx.core.devices import TYPE_PRIORITY, DeviceAttributes, DeviceSet
+from tfx.core.errors import InvalidArgumentError, ResourceExhaustedError
+from tfx.core.graph import Graph, Node
+
+_NEXT = ("NextIteration", "RefNextIteration")
+STRATEGIES = ("greedy", "single", "default")
+
+
+@dataclass
+class SimulationReport:
+    """The simulated step of one placement.
+
+    Attributes:
+        strategy: "greedy", "single:<device>" or "default".
+        makespan: seconds from the first node's start to the last node's end.
+        busy: device -> seconds spent computing.
+        peak_memory: device -> simulated peak bytes.
+        bytes_moved: bytes sent between devices.
+        transfers: Send/Recv pairs (one per tensor or control edge and destination).
+        nodes: device -> number of nodes placed there.
+        over_memory: devices whose capacity the placement exceeds.
+    """
+
+    strategy: str
+    makespan: float
+    busy: dict[str, float]
+    peak_memory: dict[str, float]
+    bytes_moved: float
+    transfers: int
+    nodes: dict[str, int]
+    over_memory: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "strategy": self.strategy,
+            "makespan_s": self.makespan,
+            "busy_s": self.busy,
+            "peak_memory_bytes": self.peak_memory,
+            "bytes_moved": self.bytes_moved,
+            "send_recv_pairs": self.transfers,
+            "nodes": self.nodes,
+            "over_memory": self.over_memory,
+        }
+
+
+@dataclass
+class Placement:
+    """What `place` decided.
+
+    Attributes:
+        assignment: node name -> full device name.
+        chosen: the report of the placement applied.
+        greedy: the greedy placement's report.
+        baselines: "single" (best single device) and "default" reports.
+        lower_bound: max(critical path, total work / total speed), in seconds.
+        note: why a baseline was taken, when it was.
+    """
+
+    assignment: dict[str, str]
+    chosen: SimulationReport
+    greedy: SimulationReport | None
+    baselines: dict[str, SimulationReport]
+    lower_bound: float
+    note: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "chosen": self.chosen.to_json(),
+            "greedy": self.greedy.to_json() if self.greedy else None,
+            "baselines": {k: v.to_json() for k, v in self.baselines.items()},
+            "lower_bound_s": self.lower_bound,
+            "note": self.note,
+        }
+
+
+def place(graph: Graph, device_set: DeviceSet, *, cost_model: CostModel | None = None,
+          soft_placement: bool = False, strategy: str = "greedy") -> Placement:
+    """Set every node's device; return the placement and its simulated reports.
+
+    Args:
+        graph: the graph; node device fields are constraints, and are overwritten with
+            full device names.
+        device_set: the devices.
+        cost_model: costs (default: estimates from static shapes).
+        soft_placement: relax device constraints no device satisfies.
+        strategy: "greedy" (the simulated-execution heuristic, never worse than the
+            baselines), "single" (best single device) or "default" (TensorFlow's).
+
+    Returns:
+        The Placement.
+
+    Raises:
+        InvalidArgumentError / NotFoundError: unsatisfiable constraints, unknown
+            devices, colocation conflicts, ops without kernels (naming nodes, devices).
+        ResourceExhaustedError: the graph does not fit the devices' memory.
+
+    Example:
+        >>> placement = place(graph, DeviceSet.from_names("cpu:0,cpu:1"))
+        >>> placement.chosen.makespan, graph.node("matmul").device
+    """
+    if strategy not in STRATEGIES:
+        raise InvalidArgumentError(
+            f"unknown placement strategy {strategy!r}; choose one of {', '.join(STRATEGIES)}"
+        )
+    graph.validate()
+    cost_model = cost_model or CostModel(graph)
+    groups = colocation_groups(graph, device_set, soft_placement=soft_placement)
+    sim = _Simulator(graph, device_set, cost_model, groups)
+
+    baselines: dict[str, SimulationReport] = {}
+    assignments: dict[str, list[int]] = {}
+    default = sim.fixed_default()
+    baselines["default"], _ = sim.run(lambda g, cands: default[g], "default")
+    assignments["default"] = default
+    best_single: tuple[SimulationReport, list[int]] = (baselines["default"], default)
+    for d, device in enumerate(device_set):
+        choice = sim.fixed_single(d)
+        report, _ = sim.run(lambda g, cands, c=choice: c[g], f"single:{device.name}")
+        if d == 0 or _better(report, best_single[0]):
+            best_single = (report, choice)
+    baselines["single"], assignments["single"] = best_single
+
+    greedy_report = None
+    note = ""
+    if strategy == "greedy":
+        greedy_report, greedy_choice = sim.run(None, "greedy")
+        best_name = min(baselines, key=lambda k: _rank(baselines[k]))
+        if _better(baselines[best_name], greedy_report):
+            chosen_name, chosen = best_name, assignments[best_name]
+            note = (f"the greedy placement ({greedy_report.makespan:.6g} s) lost to the "
+                    f"{best_name} baseline ({baselines[best_name].makespan:.6g} s); using it")
+        else:
+            chosen_name, chosen = "greedy", greedy_choice
+    else:
+        chosen_name, chosen = strategy, assignments[strategy]
+    report = greedy_report if chosen_name == "greedy" else baselines[chosen_name]
+    assignment = sim.apply(chosen)
+    if report.over_memory and chosen_name != "greedy":
+        raise ResourceExhaustedError(
+            f"the {chosen_name} placement exceeds the memory of "
+            f"{', '.join(report.over_memory)}"
+        )
+    return Placement(assignment, report, greedy_report, baselines, sim.lower_bound(), note)
+
+
+def simulate(graph: Graph, device_set: DeviceSet, cost_model: CostModel | None = None,
+             strategy: str = "given") -> SimulationReport:
+    """Simulate a graph whose nodes already carry full device names from `device_set`."""
+    cost_model = cost_model or CostModel(graph)
+    groups = [ColocationGroup([node], devices=[device_set.get(node.device)]) for node in graph]
+    sim = _Simulator(graph, device_set, cost_model, groups)
+    report, _ = sim.run(lambda g, cands: cands[0], strategy)
+    return report
+
+
+def _rank(report: SimulationReport) -> tuple[bool, float]:
+    return (bool(report.over_memory), report.makespan)
+
+
+def _better(a: SimulationReport, b: SimulationReport) -> bool:
+    """Whether a beats b: fits in memory first, then a shorter makespan (beyond noise)."""
+    if bool(a.over_memory) != bool(b.over_memory):
+        return not a.over_memory
+    return a.makespan < b.makespan * (1 - 1e-9)
+
+
+Choose = Callable[[int, list[int]], int]
+
+
+class _Simulator:
+    """List scheduling over sequential devices; indexes everything once for speed."""
+
+    def __init__(self, graph: Graph, device_set: DeviceSet, cost: CostModel,
+                 groups: list[ColocationGroup]) -> None:
+        self.graph = graph
+        self.device_set = device_set
+        self.devices: list[DeviceAttributes] = list(device_set)
+        self.dev_index = {d.name: k for k, d in enumerate(self.devices)}
+        order = graph.topological_order()
+        self.nodes: list[Node] = order
+        n = len(order)
+        index = {node: i for i, node in enumerate(order)}
+        self.groups = groups
+        self.group_of = [0] * n
+        self.group_devices: list[list[int]] = []
+        self.group_persistent: list[float] = []
+        for g, group in enumerate(groups):
+            self.group_devices.append([self.dev_index[d.name] for d in group.devices])
+            self.group_persistent.append(float(sum(cost.persistent_bytes(m)
+                                                   for m in group.members)))
+            for member in group.members:
+                self.group_of[index[member]] = g
+        # Edges without loop back edges: data (producer, output, bytes) and control producers.
+        self.data_in: list[list[tuple[int, int, float]]] = []
+        self.ctrl_in: list[list[int]] = []
+        self.users: list[list[int]] = [[] for _ in range(n)]
+        self.out_bytes: list[list[int]] = []
+        self.consumers: list[list[int]] = []  # per node, per output: number of reading edges
+        for node in order:
+            out_bytes = cost.output_bytes(node)
+            self.out_bytes.append(out_bytes)
+            self.consumers.append([0] * len(out_bytes))
+        for i, node in enumerate(order):
+            data = []
+            for source in node.inputs:
+                if source.node.op in _NEXT:
+                    continue
+                p = index[source.node]
+                sizes = self.out_bytes[p]
+                data.append((p, source.index, float(sizes[source.index])
+                             if source.index < len(sizes) else 0.0))
+                if source.index < len(self.consumers[p]):
+                    self.consumers[p][source.index] += 1
+                self.users[p].append(i)
+            ctrl = []
+            for control in node.control_inputs:
+                if control.op in _NEXT:
+                    continue
+                p = index[control]
+                ctrl.append(p)
+                self.users[p].append(i)
+            self.data_in.append(data)
+            self.ctrl_in.append(ctrl)
+        self.times = [
+            [cost.compute_time(node, d) for d in self.devices] for node in order
+        ]
+        self.persistent = [float(cost.persistent_bytes(node)) for node in order]
+        # Generators follow their only consumer: a node read by one node, alone in its group,
+        # that has no inputs (a Const, a Placeholder) or is a free op whose inputs all follow
+        # it (a Const -> Identity). Real work never follows, or a chain would become one unit.
+        group_sizes = [len(g.members) for g in groups]
+        self.follows = [-1] * n
+        for i in range(n):
+            inputs = [p for p, _, _ in self.data_in[i]] + self.ctrl_in[i]
+            if (len(self.users[i]) == 1 and group_sizes[self.group_of[i]] == 1
+                    and (not inputs or order[i].op in FREE_OPS)
+                    and all(self.follows[p] == i for p in inputs)):
+                self.follows[i] = self.users[i][0]
+        # Per node, the followers placed with it, deepest first.
+        self.leaders: list[list[int]] = [[] for _ in range(n)]
+        for i in range(n):
+            for p in [p for p, _, _ in self.data_in[i]] + self.ctrl_in[i]:
+                if self.follows[p] == i:
+                    self.leaders[i] += self.leaders[p] + [p]
+
+    # --- fixed strategies ------------------------------------------------------------------
+    def fixed_default(self) -> list[int]:
+        """TensorFlow's default: the first feasible device of the highest-priority type."""
+        return [
+            min(cands, key=lambda d: (-TYPE_PRIORITY.get(self.devices[d].device_type, 0), d))
+            for cands in self.group_devices
+        ]
+
+    def fixed_single(self, d: int) -> list[int]:
+        default = self.fixed_default()
+        return [d if d in cands else default[g] for g, cands in enumerate(self.group_devices)]
+
+    def apply(self, choice: list[int]) -> dict[str, str]:
+        assignment = {}
+        for i, node in enumerate(self.nodes):
+            device = self.devices[choice[self.group_of[i]]].name
+            node.device = device
+            assignment[node.name] = device
+        return assignment
+
+    # --- the simulation -----------------------------------------------------------------
+    def run(self, choose: Choose | None, strategy: str) -> tuple[SimulationReport, list[int]]:
+        """Simulate; `choose(group, candidates)` fixes devices, None means greedy."""
+        n = len(self.nodes)
+        num_dev = len(self.devices)
+        data_in, ctrl_in, users, times = self.data_in, self.ctrl_in, self.users, self.times
+        follows, leaders = self.follows, self.leaders
+        group_of, group_devices = self.group_of, self.group_devices
+        links = self.device_set
+        names = [d.name for d in self.devices]
+        capacity = [d.memory for d in self.devices]
+        group_choice = [-1] * len(self.groups)
+        free_at = [0.0] * num_dev
+        busy = [0.0] * num_dev
+        mem = [0.0] * num_dev
+        peak = [0.0] * num_dev
+        placed = [0] * num_dev
+        finish = [0.0] * n
+        dev = [-1] * n
+        arrival: dict[tuple[int, int, int], float] = {}
+        remaining = [list(c) for c in self.consumers]
+        held: dict[tuple[int, int], list[tuple[int, float]]] = {}
+        bytes_moved = 0.0
+        over: set[int] = set()
+
+        pending = [0] * n
+        for i in range(n):
+            pending[i] = sum(1 for p, _, _ in data_in[i] if follows[p] < 0) + sum(
+                1 for p in ctrl_in[i] if follows[p] < 0)
+        heap = [(0.0, i) for i in range(n) if pending[i] == 0 and follows[i] < 0]
+        heapq.heapify(heap)
+
+        def input_ready(i: int, d: int) -> tuple[float, float, float]:
+            """When node i's inputs are on device d; bytes already there; bytes to fetch."""
+            ready = 0.0
+            local = 0.0
+            fetch = 0.0
+            for p, k, size in data_in[i]:
+                src = dev[p]
+                if src == d or src < 0:  # src < 0: a generator placed with i
+                    local += size
+                    t = finish[p] if src >= 0 else 0.0
+                else:
+                    t = arrival.get((p, k, d), -1.0)
+                    if t < 0:
+                        t = finish[p] + links.transfer_time(names[src], names[d], size)
+                        fetch += size
+                if t > ready:
+                    ready = t
+            for p in ctrl_in[i]:
+                src = dev[p]
+                t = finish[p] if src == d or src < 0 else finish[p] + links.transfer_time(
+                    names[src], names[d], 0.0)
+                if t > ready:
+                    ready = t
+            return ready, local, fetch
+
+        def pick(i: int, cands: list[int]) -> int:
+            g = group_of[i]
+            first_of_group = group_choice[g] < 0
+            extra = self.group_persistent[g] if first_of_group else 0.0
+            best, best_key = -1, None
+            short = float("inf")
+            for d in cands:
+                start = free_at[d]
+                need = mem[d] + extra + sum(self.out_bytes[i])
+                for leader in leaders[i]:
+                    if d in group_devices[group_of[leader]]:
+                        start += times[leader][d]
+                        need += sum(self.out_bytes[leader])
+                ready, local, fetch = input_ready(i, d)
+                need += fetch
+                if need > capacity[d]:
+                    short = min(short, need - mem[d])
+                    continue
+                end = max(start, ready) + times[i][d]
+                key = (end, -local, d)
+                if best_key is None or key < best_key:
+                    best, best_key = d, key
+            if best < 0:
+                shown = ", ".join(f"{names[d]} ({mem[d]:.0f} of {capacity[d]:.0f} bytes used)"
+                                  for d in cands)
+                raise ResourceExhaustedError(
+                    f"node {self.nodes[i].name!r} (op {self.nodes[i].op}) fits on no device: "
+                    f"it needs {short:.0f} bytes more (its outputs, inputs and the generators "
+                    f"placed with it); {shown}"
+                )
+            return best
+
+        def allocate(d: int, amount: float) -> None:
+            mem[d] += amount
+            if mem[d] > peak[d]:
+                peak[d] = mem[d]
+            if mem[d] > capacity[d]:
+                over.add(d)
+
+        def run_node(i: int, d: int) -> None:
+            nonlocal bytes_moved
+            g = group_of[i]
+            if group_choice[g] < 0:
+                group_choice[g] = d
+                allocate(d, self.group_persistent[g])
+            dev[i] = d
+            start = free_at[d]
+            for p, k, size in data_in[i]:
+                src = dev[p]
+                if src == d:
+                    t = finish[p]
+                else:
+                    key = (p, k, d)
+                    t = arrival.get(key, -1.0)
+                    if t < 0:
+                        t = finish[p] + links.transfer_time(names[src], names[d], size)
+                        arrival[key] = t
+                        bytes_moved += size
+                        allocate(d, size)
+                        held.setdefault((p, k), []).append((d, size))
+                if t > start:
+                    start = t
+            for p in ctrl_in[i]:
+                src = dev[p]
+                if src == d:
+                    t = finish[p]
+                else:
+                    key = (p, -1, d)
+                    t = arrival.get(key, -1.0)
+                    if t < 0:
+                        t = finish[p] + links.transfer_time(names[src], names[d], 0.0)
+                        arrival[key] = t
+                if t > start:
+                    start = t
+            end = start + times[i][d]
+            finish[i] = end
+            free_at[d] = end
+            busy[d] += times[i][d]
+            placed[d] += 1
+            # Outputs nobody reads (fetched results) stay allocated to the end.
+            allocate(d, float(sum(self.out_bytes[i])))
+            # Inputs whose last reader this was are freed on every device holding them.
+            for p, k, size in data_in[i]:
+                left = remaining[p][k] - 1
+                remaining[p][k] = left
+                if left == 0:
+                    mem[dev[p]] -= size
+                    for holder, copy in held.pop((p, k), ()):
+                        mem[holder] -= copy
+
+        while heap:
+            _, i = heapq.heappop(heap)
+            g = group_of[i]
+            if group_choice[g] >= 0:
+                d = group_choice[g]
+            elif choose is not None:
+                d = choose(g, group_devices[g])
+            else:
+                d = pick(i, group_devices[g])
+            for leader in leaders[i]:
+                lg = group_of[leader]
+                ld = d if d in group_devices[lg] else (
+                    group_choice[lg] if group_choice[lg] >= 0
+                    else choose(lg, group_devices[lg]) if choose is not None
+                    else group_devices[lg][0]
+                )
+                run_node(leader, ld)
+            run_node(i, d)
+            for u in users[i]:
+                pending[u] -= 1
+                if pending[u] == 0:
+                    heapq.heappush(heap, (_latest_input(u, data_in, ctrl_in, finish), u))
+        if any(d < 0 for d in dev):
+            stuck = [self.nodes[i].name for i in range(n) if dev[i] < 0][:5]
+            raise InvalidArgumentError(f"placement could not schedule nodes: {', '.join(stuck)}")
+        report = SimulationReport(
+            strategy=strategy,
+            makespan=max(finish, default=0.0),
+            busy={names[d]: busy[d] for d in range(num_dev)},
+            peak_memory={names[d]: peak[d] for d in range(num_dev)},
+            bytes_moved=bytes_moved,
+            transfers=len(arrival),
+            nodes={names[d]: placed[d] for d in range(num_dev)},
+            over_memory=[names[d] for d in sorted(over)],
+        )
+        return report, [c if c >= 0 else cands[0] for c, cands in zip(group_choice,
+                                                                        group_devices)]
+
+    def lower_bound(self) -> float:
+        """max(critical path at each node's fastest time, total work / total speed)."""
+        n = len(self.nodes)
+        fastest = [min(self.times[i][d] for d in self.group_devices[self.group_of[i]])
+                   for i in range(n)]
+        longest = [0.0] * n
+        for i in range(n):
+            start = 0.0
+            for p, _, _ in self.data_in[i]:
+                start = max(start, longest[p])
+            for p in self.ctrl_in[i]:
+                start = max(start, longest[p])
+            longest[i] = start + fastest[i]
+        speeds = [d.flops for d in self.devices]
+        work = sum(
+            min(self.times[i][d] * speeds[d] for d in self.group_devices[self.group_of[i]])
+            for i in range(n)
+        )
+        return max(max(longest, default=0.0), work / sum(speeds))
+
+
+def _latest_input(i: int, data_in: list, ctrl_in: list, finish: list[float]) -> float:
+    latest = 0.0
+    for p, _, _ in data_in[i]:
+        if finish[p] > latest:
+            latest = finish[p]
+    for p in ctrl_in[i]:
+        if finish[p] > latest:
+            latest = finish[p]
+    return latest

@@ -1,0 +1,204 @@
+"""The local rendezvous: where a step's `_Send` leaves a tensor for its `_Recv`.
+
+Keys are TensorFlow's:
+
+    src_device;hex(src_incarnation);dst_device;tensor_name;frame_id:iter_id
+
+(`create_key`), so a partition graph's Send and Recv meet by their attrs alone.
+One rendezvous serves one step. `send` never blocks; `recv` blocks until its
+key arrives, polling the step's cancellation and deadline, and `recv_async`
+calls back instead. A dead value (an untaken branch of a conditional) passes
+through like any other. Each key is sent once and received once.
+
+`abort(error)` fails every waiting and later receive with `error`: the
+multi-device runner calls it when any partition of the step fails, so the
+error reaches every partition.
+
+Deadness without the executor's help: the executor does not run a node whose
+input is dead, so a `_Send` on an untaken branch never runs. The runner then
+adds a *resolver*: a second send on the key whose tensor name ends in
+`/_resolved`, made after the Send's node has either run or been skipped. When
+a resolver arrives for a key that holds nothing, that key's value is dead.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+import zlib
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from tfx.core.errors import (
+    DeadlineExceededError,
+    InternalError,
+    InvalidArgumentError,
+    TfxError,
+)
+from tfx.kernels.base import DEAD
+
+RESOLVED_SUFFIX = "/_resolved"
+_POLL_SECONDS = 0.05
+
+
+def create_key(src_device: str, src_incarnation: int, dst_device: str, tensor_name: str,
+               frame_id: int = 0, iter_id: int = 0) -> str:
+    """The rendezvous key of one tensor sent from `src_device` to `dst_device`.
+
+    Example:
+        >>> create_key("/job:a/replica:0/task:0/device:CPU:0", 1,
+        ...            "/job:a/replica:0/task:0/device:CPU:1", "edge_3_x")
+        '/job:a/replica:0/task:0/device:CPU:0;0000000000000001;/job:a/replica:0/task:0/device:CPU:1;edge_3_x;0:0'
+    """
+    return (f"{src_device};{src_incarnation & 0xFFFFFFFFFFFFFFFF:016x};{dst_device};"
+            f"{tensor_name};{frame_id}:{iter_id}")
+
+
+@dataclass(frozen=True)
+class ParsedKey:
+    src_device: str
+    src_incarnation: int
+    dst_device: str
+    tensor_name: str
+    frame_id: int
+    iter_id: int
+
+
+def parse_key(key: str) -> ParsedKey:
+    """Split a rendezvous key; InvalidArgumentError if it is not one."""
+    parts = key.split(";")
+    if len(parts) != 5:
+        raise InvalidArgumentError(f"invalid rendezvous key {key!r}: expected 5 ';' fields")
+    src, inc, dst, name, frame_iter = parts
+    frame, sep, iteration = frame_iter.partition(":")
+    try:
+        return ParsedKey(src, int(inc, 16), dst, name, int(frame), int(iteration))
+    except ValueError:
+        raise InvalidArgumentError(f"invalid rendezvous key {key!r}") from None
+
+
+def frame_id(frame: str) -> int:
+    """The frame id of a loop frame in keys (0 for the root frame)."""
+    return zlib.crc32(frame.encode()) if frame else 0
+
+
+_NOTHING = object()
+
+
+class LocalRendezvous:
+    """An in-process table of sent tensors for one step.
+
+    Example:
+        >>> r = LocalRendezvous()
+        >>> r.send("k", 1.0)
+        >>> r.recv("k")
+        1.0
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Condition()
+        self._values: dict[str, Any] = {}
+        self._received: set[str] = set()
+        self._waiters: dict[str, list[Callable[[Any, BaseException | None], None]]] = {}
+        self._error: BaseException | None = None
+
+    def send(self, key: str, value: Any) -> None:
+        """Leave `value` (which may be DEAD) under `key`; never blocks."""
+        base = _resolved_base(key)
+        with self._lock:
+            if self._error is not None:
+                raise _copy(self._error)
+            if base is not None:
+                # A resolver: the tensor's Send ran or was skipped; if it left nothing,
+                # the tensor is dead.
+                if base in self._values or base in self._received:
+                    return
+                key, value = base, DEAD
+            elif key in self._received or key in self._values:
+                raise InternalError(f"duplicated send of rendezvous key {key!r}")
+            callbacks = self._waiters.pop(key, None)
+            if callbacks:
+                self._received.add(key)
+            else:
+                self._values[key] = value
+                self._lock.notify_all()
+        for callback in callbacks or ():
+            callback(value, None)
+
+    def recv(self, key: str, step: Any = None, timeout: float | None = None) -> Any:
+        """Wait for `key` and take its value.
+
+        Args:
+            key: the rendezvous key.
+            step: the StepState whose cancellation and deadline end the wait.
+            timeout: seconds to wait at most (DeadlineExceededError after).
+        """
+        end = None if timeout is None else time.monotonic() + timeout
+        with self._lock:
+            while True:
+                if self._error is not None:
+                    raise _copy(self._error)
+                value = self._values.pop(key, _NOTHING)
+                if value is not _NOTHING:
+                    self._received.add(key)
+                    return value
+                if step is not None:
+                    step.check_cancelled()
+                wait = _POLL_SECONDS
+                if end is not None:
+                    left = end - time.monotonic()
+                    if left <= 0:
+                        raise DeadlineExceededError(f"timed out receiving {key!r}")
+                    wait = min(wait, left)
+                self._lock.wait(wait)
+
+    def recv_async(self, key: str, done: Callable[[Any, BaseException | None], None]) -> None:
+        """Call `done(value, None)` when `key` arrives, or `done(None, error)` on abort."""
+        with self._lock:
+            error = self._error
+            value = _NOTHING if error is not None else self._values.pop(key, _NOTHING)
+            if error is None and value is _NOTHING:
+                self._waiters.setdefault(key, []).append(done)
+                return
+            if value is not _NOTHING:
+                self._received.add(key)
+        if error is not None:
+            done(None, _copy(error))
+        else:
+            done(value, None)
+
+    def abort(self, error: BaseException) -> None:
+        """Fail every pending and later send/receive with `error` (first abort wins)."""
+        with self._lock:
+            if self._error is not None:
+                return
+            self._error = error
+            waiters = [cb for callbacks in self._waiters.values() for cb in callbacks]
+            self._waiters.clear()
+            self._lock.notify_all()
+        for callback in waiters:
+            callback(None, _copy(error))
+
+    @property
+    def aborted(self) -> bool:
+        return self._error is not None
+
+    def pending_keys(self) -> list[str]:
+        """Keys sent but not received (for diagnostics)."""
+        with self._lock:
+            return sorted(self._values)
+
+
+def _resolved_base(key: str) -> str | None:
+    parts = key.split(";")
+    if len(parts) == 5 and parts[3].endswith(RESOLVED_SUFFIX):
+        parts[3] = parts[3][: -len(RESOLVED_SUFFIX)]
+        return ";".join(parts)
+    return None
+
+
+def _copy(error: BaseException) -> BaseException:
+    if isinstance(error, TfxError):
+        return type(error)(str(error))
+    return error

@@ -1,0 +1,56 @@
+"""CPU kernels: `_Send` and `_Recv` (and their host-memory twins) through the rendezvous.
+
+A Send's key is fixed by its attrs except the `frame_id:iter_id` suffix, taken
+from the loop frame and iteration the node runs in. Send never blocks and
+passes a dead value through; Recv blocks on a pool thread until its key
+arrives, polling the step's cancellation, and may produce a dead value.
+Between host-memory devices a tensor is handed over, not copied.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tfx.core.errors import FailedPreconditionError
+from tfx.core.rendezvous import create_key, frame_id
+from tfx.kernels.base import OpContext, OpKernel, register_kernel
+
+
+class _Transfer(OpKernel):
+    needs_context = True
+
+    def setup(self, tensor_name, send_device, send_device_incarnation, recv_device, **_):
+        self._root_key = create_key(send_device, send_device_incarnation, recv_device,
+                                    tensor_name)
+        self._prefix = self._root_key.rsplit(";", 1)[0] + ";"
+
+    def key(self, ctx: OpContext) -> str:
+        """The rendezvous key for the frame and iteration `ctx` runs in."""
+        if not ctx.frame:
+            return self._root_key
+        return f"{self._prefix}{frame_id(ctx.frame)}:{ctx.iteration}"
+
+    def _rendezvous(self, ctx: OpContext) -> Any:
+        rendezvous = ctx.rendezvous
+        if rendezvous is None:
+            raise FailedPreconditionError(
+                "no rendezvous in this step: a partition graph runs through "
+                "tfx.core.multi_device, not a plain Session"
+            )
+        return rendezvous
+
+
+@register_kernel(["_Send", "_HostSend"], "CPU")
+class Send(_Transfer):
+    def compute(self, ctx, tensor):
+        self._rendezvous(ctx).send(self.key(ctx), tensor)
+        return ()
+
+
+@register_kernel(["_Recv", "_HostRecv"], "CPU")
+class Recv(_Transfer):
+    blocking = True
+
+    def compute(self, ctx):
+        return (self._rendezvous(ctx).recv(self.key(ctx), ctx.step),)
+

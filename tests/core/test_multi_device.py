@@ -1,0 +1,152 @@
+"""Steps across several local devices: the conformance corpus placed by the greedy placer on
+virtual CPU devices gives the single-device values; errors and cancellations reach every
+partition."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import tfx
+from tfx.core.devices import DeviceSet
+from tfx.core.eager import make_node_def
+from tfx.core.errors import DeadlineExceededError, InvalidArgumentError, UnimplementedError
+from tfx.core.multi_device import MultiDeviceSession
+from tfx.protos import graph_pb2
+
+DATA = Path(__file__).resolve().parent.parent / "data" / "conformance"
+CASES = sorted(p.stem for p in DATA.glob("*.json")
+               if "steps" in json.loads(p.read_text()))
+CPU0 = "/job:localhost/replica:0/task:0/device:CPU:0"
+CPU1 = "/job:localhost/replica:0/task:0/device:CPU:1"
+
+
+def _run_steps(sess: tfx.Session, name: str) -> list[list[np.ndarray]]:
+    manifest = json.loads((DATA / f"{name}.json").read_text())
+    inputs_path = DATA / f"{name}.inputs.npz"
+    inputs = np.load(inputs_path) if inputs_path.exists() else {}
+    out = []
+    for step in manifest["steps"]:
+        feeds = {tensor: inputs[key] for tensor, key in step.get("feeds", {}).items()}
+        fetches = list(step.get("fetches", []))
+        values = sess.run(fetches + list(step.get("targets", [])), feeds)
+        out.append([np.asarray(v) for v in values[:len(fetches)]])
+    return out
+
+
+def test_the_corpus_has_cases() -> None:
+    assert len(CASES) >= 12 and "mobilenet_v2_frozen" in CASES and "while_v1" in CASES
+
+
+@pytest.mark.parametrize("devices", ["cpu:0,cpu:1", "cpu:0,cpu:1,cpu:2"])
+@pytest.mark.parametrize("name", CASES)
+def test_corpus_on_several_devices_matches_single_device(name: str, devices: str) -> None:
+    manifest = json.loads((DATA / f"{name}.json").read_text())
+    expected = np.load(DATA / f"{name}.expected.npz")
+    with tfx.Session(str(DATA / f"{name}.pb")) as sess:
+        single = _run_steps(sess, name)
+    with MultiDeviceSession(str(DATA / f"{name}.pb"), devices=devices) as sess:
+        assert all(n.device.startswith("/job:localhost/replica:0/task:0/device:CPU:")
+                   for n in sess.graph)
+        multi = _run_steps(sess, name)
+    for i, (want_step, got_step, step) in enumerate(zip(single, multi, manifest["steps"])):
+        for tensor, want, got in zip(step.get("fetches", []), want_step, got_step):
+            assert got.shape == want.shape and got.dtype == want.dtype, f"step {i} {tensor}"
+            if want.dtype.kind in "fc":
+                np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-7,
+                                           err_msg=f"step {i} {tensor}")
+                np.testing.assert_allclose(got, expected[f"step{i}/{tensor}"],
+                                           rtol=manifest["rtol"], atol=manifest["atol"])
+            else:
+                np.testing.assert_array_equal(got, want, err_msg=f"step {i} {tensor}")
+
+
+def test_large_graphs_really_use_two_devices() -> None:
+    with MultiDeviceSession(str(DATA / "mobilenet_v2_frozen.pb"), devices="cpu:0,cpu:1") as sess:
+        used = {n.device for n in sess.graph}
+        assert used == {CPU0, CPU1}
+        assert sess.partitions.transfers
+        assert sess.placement.chosen.makespan <= min(
+            b.makespan for b in sess.placement.baselines.values())
+
+
+def _pinned(*nodes: graph_pb2.NodeDef) -> graph_pb2.GraphDef:
+    graph_def = graph_pb2.GraphDef()
+    graph_def.node.extend(nodes)
+    return graph_def
+
+
+def _node(op: str, name: str, inputs: list[str], attrs: dict, device: str) -> graph_pb2.NodeDef:
+    node_def = make_node_def(op, name, inputs, attrs)
+    node_def.device = device
+    return node_def
+
+
+def test_pinned_placement_and_fetches_from_every_partition() -> None:
+    graph_def = _pinned(
+        _node("Placeholder", "x", [], {"dtype": "float32", "shape": (3,)}, "/cpu:0"),
+        _node("Neg", "a", ["x"], {"T": "float32"}, "/cpu:1"),
+        _node("Abs", "b", ["x"], {"T": "float32"}, "/cpu:1"),
+        _node("Add", "c", ["a", "b"], {"T": "float32"}, "/cpu:0"),
+        _node("NoOp", "after", ["^a"], {}, "/cpu:0"),
+    )
+    x = np.array([-1.0, 2.0, -3.0], np.float32)
+    with MultiDeviceSession(graph_def, devices="cpu:0,cpu:1") as sess:
+        assert sess.graph.node("a").device == CPU1
+        c, a, none = sess.run(["c:0", "a:0", "after"], {"x:0": x})
+        np.testing.assert_array_equal(c, -x + np.abs(x))
+        np.testing.assert_array_equal(a, -x)
+        assert none is None
+        # Feeding a tensor that crosses devices gives it to the partition that reads it.
+        np.testing.assert_array_equal(sess.run("c:0", {"a:0": np.zeros(3, np.float32),
+                                                       "x:0": x}), np.abs(x))
+        # Same signature twice: the prepared step is reused.
+        np.testing.assert_array_equal(sess.run("c:0", {"x:0": -x}), x + np.abs(x))
+
+
+def test_an_error_in_one_partition_reaches_the_step() -> None:
+    # CheckNumerics fails on CPU:1 while CPU:0 waits for its result.
+    graph_def = _pinned(
+        _node("Placeholder", "x", [], {"dtype": "float32", "shape": (2,)}, "/cpu:0"),
+        _node("CheckNumerics", "check", ["x"], {"T": "float32", "message": "bad x"}, "/cpu:1"),
+        _node("Neg", "out", ["check"], {"T": "float32"}, "/cpu:0"),
+    )
+    with MultiDeviceSession(graph_def, devices="cpu:0,cpu:1") as sess:
+        start = time.monotonic()
+        with pytest.raises(InvalidArgumentError, match=r"check.*bad x"):
+            sess.run("out:0", {"x:0": np.array([1.0, np.nan], np.float32)})
+        assert time.monotonic() - start < 5
+        # The session still works after a failed step.
+        np.testing.assert_array_equal(sess.run("out:0", {"x:0": np.ones(2, np.float32)}),
+                                      -np.ones(2, np.float32))
+    assert threading.active_count() < 20
+
+
+def test_a_step_timeout_cancels_every_partition() -> None:
+    # CPU:1 dequeues from an empty queue; CPU:0 waits for what it would send.
+    graph_def = _pinned(
+        _node("FIFOQueueV2", "q", [], {"component_types": ["float32"], "capacity": 2},
+              "/cpu:1"),
+        _node("QueueDequeueV2", "deq", ["q"], {"component_types": ["float32"]}, "/cpu:1"),
+        _node("Neg", "out", ["deq"], {"T": "float32"}, "/cpu:0"),
+    )
+    with MultiDeviceSession(graph_def, devices="cpu:0,cpu:1") as sess:
+        start = time.monotonic()
+        with pytest.raises(DeadlineExceededError):
+            sess.run("out:0", timeout=0.3)
+        assert time.monotonic() - start < 5
+
+
+def test_only_local_cpu_devices_run() -> None:
+    with pytest.raises(UnimplementedError, match="cannot run on .*GPU:0: tfx runs steps on "
+                                                 "local CPU devices only"):
+        MultiDeviceSession(str(DATA / "mlp_frozen.pb"), devices="cpu:0,gpu:1")
+    devices = DeviceSet.from_names("cpu:0,cpu:1")
+    with MultiDeviceSession(str(DATA / "mlp_frozen.pb"), devices=devices,
+                            strategy="single") as sess:
+        assert {n.device for n in sess.graph} == {CPU0}

@@ -1,0 +1,144 @@
+"""The partitioner: one graph per device, TF-style _Send/_Recv pairs, one Recv per
+(tensor, destination), control edges as dummy tensors, loop frames on one device."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tfx.core.colocation import loop_frames
+from tfx.core.devices import DeviceSet, incarnation_of
+from tfx.core.eager import make_node_def
+from tfx.core.errors import InvalidArgumentError
+from tfx.core.graph import Graph
+from tfx.core.graph_io import load_graph
+from tfx.core.partitioner import file_name, partition
+from tfx.core.placer import place
+from tfx.core.rendezvous import create_key
+from tfx.protos import graph_pb2
+
+CPU0 = "/job:localhost/replica:0/task:0/device:CPU:0"
+CPU1 = "/job:localhost/replica:0/task:0/device:CPU:1"
+DATA = Path(__file__).resolve().parent.parent / "data" / "conformance"
+
+
+def _node(op: str, name: str, inputs: list[str], attrs: dict, device: str) -> graph_pb2.NodeDef:
+    node_def = make_node_def(op, name, inputs, attrs)
+    node_def.device = device
+    return node_def
+
+
+def _placed() -> Graph:
+    """x on CPU:0 read by two nodes on CPU:1, their results back on CPU:0, plus a control
+    edge from CPU:1 to CPU:0."""
+    graph_def = graph_pb2.GraphDef()
+    graph_def.node.extend([
+        _node("Placeholder", "x", [], {"dtype": "float32", "shape": (2,)}, CPU0),
+        _node("Neg", "a", ["x"], {"T": "float32"}, CPU1),
+        _node("Abs", "b", ["x"], {"T": "float32"}, CPU1),
+        _node("Add", "c", ["a", "b"], {"T": "float32"}, CPU0),
+        _node("NoOp", "after", ["^a"], {}, CPU0),
+    ])
+    return Graph.from_graph_def(graph_def)
+
+
+def _attr(node, key):
+    return node.attrs[key]
+
+
+def test_one_recv_per_tensor_and_destination() -> None:
+    graph = _placed()
+    parts = partition(graph)
+    assert list(parts.graphs) == [CPU0, CPU1]
+    dev1 = parts.graphs[CPU1]
+    recvs = [n for n in dev1 if n.op == "_Recv"]
+    assert len(recvs) == 1  # x is read twice on CPU:1, received once
+    assert dev1.node("a").inputs[0].node is recvs[0]
+    assert dev1.node("b").inputs[0].node is recvs[0]
+    sends = [n for n in parts.graphs[CPU0] if n.op == "_Send"]
+    assert len(sends) == 1 and sends[0].inputs[0].node.name == "x"
+    # a and b each come back (two tensors), and the control edge as a third pair.
+    assert len(parts.transfers) == 4
+    assert [t.source for t in parts.transfers] == ["x:0", "a:0", "b:0", "^a"]
+    # The original graph is not changed.
+    assert [n.name for n in graph] == ["x", "a", "b", "c", "after"]
+
+
+def test_send_and_recv_attrs_follow_tensorflow() -> None:
+    parts = partition(_placed())
+    send = parts.graphs[CPU0].node(parts.transfers[0].send_node)
+    recv = parts.graphs[CPU1].node(parts.transfers[0].recv_node)
+    assert send.op == "_Send" and recv.op == "_Recv"
+    assert send.device == CPU0 and recv.device == CPU1
+    for node in (send, recv):
+        assert _attr(node, "tensor_name") == "edge_0_x"  # edge_<edge id>_<source node>
+        assert _attr(node, "send_device") == CPU0
+        assert _attr(node, "recv_device") == CPU1
+        assert _attr(node, "send_device_incarnation") == incarnation_of(CPU0)
+        assert _attr(node, "client_terminated") is False
+    assert _attr(send, "T").name == "float32"
+    assert _attr(recv, "tensor_type").name == "float32"
+    # Edge ids count every edge of the graph in order: a -> c is edge 2.
+    assert [t.tensor_name for t in parts.transfers] == [
+        "edge_0_x", "edge_2_a", "edge_3_b", "edge_4_a"]
+
+
+def test_control_edges_travel_as_a_dummy_tensor() -> None:
+    parts = partition(_placed())
+    control = parts.transfers[-1]
+    assert control.is_control and control.source_node == "a"
+    dummy = parts.graphs[CPU1].node(control.dummy_node)
+    assert dummy.op == "Const" and [c.name for c in dummy.control_inputs] == ["a"]
+    assert np.asarray(dummy.attrs["value"]).size == 0
+    send = parts.graphs[CPU1].node(control.send_node)
+    assert send.inputs[0].node is dummy
+    after = parts.graphs[CPU0].node("after")
+    assert [c.name for c in after.control_inputs] == [control.recv_node]
+
+
+def test_rendezvous_keys_in_the_index() -> None:
+    parts = partition(_placed(), {CPU0: 1, CPU1: 0x1F})
+    index = parts.index_json({CPU0: "a.pb", CPU1: "b.pb"})
+    assert index["devices"] == [{"device": CPU0, "nodes": 7, "file": "a.pb"},
+                                {"device": CPU1, "nodes": 7, "file": "b.pb"}]
+    first = index["transfers"][0]
+    assert first["key"] == f"{CPU0};0000000000000001;{CPU1};edge_0_x;0:0"
+    assert index["transfers"][1]["key"] == create_key(CPU1, 0x1F, CPU0, "edge_2_a")
+    assert index["transfers"][1]["key"].split(";")[1] == "000000000000001f"
+    assert file_name(CPU1) == "job_localhost_replica_0_task_0_device_CPU_1.pb"
+
+
+def test_partition_graphs_round_trip_as_graph_defs() -> None:
+    parts = partition(_placed())
+    for graph in parts.graphs.values():
+        graph.validate()
+        again = Graph.from_graph_def(graph.to_graph_def())
+        assert [n.name for n in again] == [n.name for n in graph]
+
+
+def test_unplaced_nodes_are_refused() -> None:
+    graph = _placed()
+    graph.node("a").device = "/device:CPU:1"
+    graph.node("b").device = ""
+    with pytest.raises(InvalidArgumentError,
+                       match=r"not placed: node\(s\) 'a' \(/device:CPU:1\), 'b' \(no device\)"):
+        partition(graph)
+
+
+def test_loops_stay_on_one_device() -> None:
+    graph = Graph.from_graph_def(load_graph(str(DATA / "while_v1.pb")))
+    place(graph, DeviceSet.from_names("cpu:0,cpu:1"))
+    frames = loop_frames(graph)
+    in_loop = [n for n in graph if frames[n]]
+    assert in_loop and len({n.device for n in in_loop}) == 1
+    partition(graph)  # no edge crosses inside the frame
+
+    # Move one node of the loop body to the other device: refused, naming the frame.
+    body = next(n for n in in_loop if n.op not in ("Enter", "Exit", "Merge", "Switch",
+                                                   "NextIteration", "LoopCond"))
+    other = CPU1 if body.device == CPU0 else CPU0
+    body.device = other
+    with pytest.raises(InvalidArgumentError, match=r"crosses from .* inside loop frame"):
+        partition(graph)

@@ -1,0 +1,284 @@
+"""The placer: feasibility, hard constraints, soft placement, colocation, memory, the greedy
+choice, and the baselines it is compared with."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tfx.core.colocation import colocation_groups
+from tfx.core.cost_model import CostModel
+from tfx.core.devices import DeviceSet
+from tfx.core.eager import make_node_def
+from tfx.core.errors import InvalidArgumentError, NotFoundError, ResourceExhaustedError
+from tfx.core.graph import Graph
+from tfx.core.placer import place, simulate
+from tfx.protos import graph_pb2
+
+CPU0 = "/job:localhost/replica:0/task:0/device:CPU:0"
+CPU1 = "/job:localhost/replica:0/task:0/device:CPU:1"
+GPU0 = "/job:localhost/replica:0/task:0/device:GPU:0"
+
+
+def _node(op: str, name: str, inputs: list[str], attrs: dict, device: str = "",
+          colocate: str = "") -> graph_pb2.NodeDef:
+    node_def = make_node_def(op, name, inputs, attrs)
+    node_def.device = device
+    if colocate:
+        node_def.attr["_class"].list.s.append(f"loc:@{colocate}".encode())
+    return node_def
+
+
+def _graph(*nodes: graph_pb2.NodeDef) -> Graph:
+    graph_def = graph_pb2.GraphDef()
+    graph_def.node.extend(nodes)
+    return Graph.from_graph_def(graph_def)
+
+
+def _matmul(name: str, a: str, size: int, device: str = "") -> list[graph_pb2.NodeDef]:
+    return [
+        _node("Const", f"{name}/w", [], {"dtype": "float32",
+                                         "value": np.ones((size, size), np.float32)}),
+        _node("MatMul", name, [a, f"{name}/w"], {"T": "float32"}, device),
+    ]
+
+
+def _towers(size: int = 256, depth: int = 3) -> Graph:
+    """x -> two independent MatMul chains -> Add."""
+    nodes = [_node("Placeholder", "x", [], {"dtype": "float32", "shape": (size, size)})]
+    for tower in "ab":
+        prev = "x"
+        for i in range(depth):
+            nodes += _matmul(f"{tower}{i}", prev, size)
+            prev = f"{tower}{i}"
+    nodes.append(_node("Add", "sum", [f"a{depth - 1}", f"b{depth - 1}"], {"T": "float32"}))
+    return _graph(*nodes)
+
+
+def _chain(size: int = 128, depth: int = 4) -> Graph:
+    nodes = [_node("Placeholder", "x", [], {"dtype": "float32", "shape": (size, size)})]
+    prev = "x"
+    for i in range(depth):
+        nodes += _matmul(f"m{i}", prev, size)
+        prev = f"m{i}"
+    return _graph(*nodes)
+
+
+def _variable(pin_var: str = "", pin_assign: str = "") -> Graph:
+    return _graph(
+        _node("VariableV2", "v", [], {"dtype": "float32", "shape": (4,)}, pin_var),
+        _node("Const", "init", [], {"dtype": "float32", "value": np.ones(4, np.float32)}),
+        _node("Assign", "assign", ["v", "init"], {"T": "float32"}, pin_assign),
+        _node("Identity", "read", ["v"], {"T": "float32"}),
+        _node("Neg", "neg", ["read"], {"T": "float32"}),
+    )
+
+
+def _spec_devices(tmp_path: Path, devices: list[dict]) -> DeviceSet:
+    path = tmp_path / "cluster.json"
+    path.write_text(json.dumps({"devices": devices, "links": [
+        {"between": ["", ""], "bandwidth": 1e10, "latency": 1e-5}]}))
+    return DeviceSet.from_spec_file(path)
+
+
+def test_greedy_splits_independent_towers_over_two_devices() -> None:
+    graph = _towers()
+    placement = place(graph, DeviceSet.from_names("cpu:0,cpu:1"))
+    a = {graph.node(f"a{i}").device for i in range(3)}
+    b = {graph.node(f"b{i}").device for i in range(3)}
+    assert len(a) == 1 and len(b) == 1 and a != b
+    # Generators follow their only consumer: each weight sits with its MatMul.
+    assert all(graph.node(f"{t}{i}/w").device == graph.node(f"{t}{i}").device
+               for t in "ab" for i in range(3))
+    greedy, single = placement.chosen, placement.baselines["single"]
+    assert placement.chosen is placement.greedy and placement.note == ""
+    assert greedy.makespan < 0.6 * single.makespan
+    assert greedy.transfers == 2  # x to one tower, one tower's result to the Add
+    assert greedy.bytes_moved == 2 * 256 * 256 * 4
+    assert sum(greedy.nodes.values()) == len(graph)
+    assert placement.lower_bound <= greedy.makespan
+    assert greedy.busy[CPU0] > 0 and greedy.busy[CPU1] > 0
+    assert all(n.device in (CPU0, CPU1) for n in graph)
+    assert placement.assignment == {n.name: n.device for n in graph}
+
+
+def test_greedy_keeps_a_chain_on_one_device() -> None:
+    graph = _chain()
+    placement = place(graph, DeviceSet.from_names("cpu:0,cpu:1"))
+    assert {n.device for n in graph} == {CPU0}
+    assert placement.chosen.transfers == 0 and placement.chosen.bytes_moved == 0
+
+
+def test_greedy_prefers_the_faster_device_and_beats_or_matches_baselines() -> None:
+    graph = _chain(size=512)
+    placement = place(graph, DeviceSet.from_names("cpu:0,gpu:1"))
+    assert graph.node("m3").device == GPU0
+    best = min(b.makespan for b in placement.baselines.values())
+    assert placement.chosen.makespan <= best
+    # TensorFlow's default placer puts everything on the GPU (highest priority type).
+    assert set(placement.baselines["default"].nodes.values()) == {0, len(graph)}
+    assert placement.baselines["default"].nodes[GPU0] == len(graph)
+
+
+def test_the_baseline_is_taken_when_the_greedy_choice_loses(tmp_path: Path) -> None:
+    # Two cheap nodes with big outputs, then one node reading both over a slow link: the
+    # greedy step runs the first two in parallel, then pays a long transfer.
+    big = np.ones(1_000_000, np.float32)
+    graph = _graph(
+        _node("Const", "c1", [], {"dtype": "float32", "value": big}),
+        _node("Const", "c2", [], {"dtype": "float32", "value": big}),
+        _node("Neg", "n1", ["c1"], {"T": "float32"}),
+        _node("Neg", "n2", ["c2"], {"T": "float32"}),
+        _node("Add", "sum", ["n1", "n2"], {"T": "float32"}),
+    )
+    path = tmp_path / "slow.json"
+    path.write_text(json.dumps({"devices": [{"type": "CPU", "count": 2}], "links": [
+        {"between": ["", ""], "bandwidth": 1e9, "latency": 1e-5}]}))
+    placement = place(graph, DeviceSet.from_spec_file(path))
+    assert placement.greedy is not None and placement.greedy.transfers == 1
+    assert placement.chosen is not placement.greedy
+    assert placement.chosen.makespan < placement.greedy.makespan
+    assert placement.chosen.transfers == 0
+    assert placement.note.startswith("the greedy placement (")
+    assert "lost to the" in placement.note and placement.note.endswith("; using it")
+    assert len({n.device for n in graph}) == 1
+
+
+def test_fixed_strategies() -> None:
+    devices = DeviceSet.from_names("cpu:0,cpu:1")
+    for strategy in ("single", "default"):
+        fixed = place(_towers(size=64), devices, strategy=strategy)
+        assert fixed.greedy is None and fixed.chosen.strategy.startswith(strategy)
+        assert fixed.chosen.transfers == 0
+    with pytest.raises(InvalidArgumentError, match="unknown placement strategy 'best'"):
+        place(_towers(size=64), devices, strategy="best")
+
+
+def test_hard_constraints_partial_specs_and_already_placed_nodes() -> None:
+    nodes = [_node("Placeholder", "x", [], {"dtype": "float32", "shape": (8, 8)})]
+    nodes += _matmul("pinned", "x", 8, device="/device:CPU:1")
+    nodes += _matmul("full", "pinned", 8, device=CPU0)
+    nodes += _matmul("partial", "full", 8, device="/job:localhost/device:CPU:*")
+    graph = _graph(*nodes)
+    place(graph, DeviceSet.from_names("cpu:0,cpu:1"))
+    assert graph.node("pinned").device == CPU1
+    assert graph.node("full").device == CPU0
+    assert graph.node("partial").device in (CPU0, CPU1)
+
+
+def test_a_spec_matching_no_device_fails_unless_soft() -> None:
+    nodes = [_node("Placeholder", "x", [], {"dtype": "float32", "shape": (8, 8)})]
+    nodes += _matmul("m", "x", 8, device="/device:GPU:0")
+    devices = DeviceSet.from_names("cpu:0,cpu:1")
+    with pytest.raises(NotFoundError, match=r"node 'm' \(op MatMul\) asks for device "
+                       r"'/device:GPU:0', which matches no device; devices: /job:localhost"):
+        place(_graph(*nodes), devices)
+    graph = _graph(*nodes)
+    place(graph, devices, soft_placement=True)
+    assert graph.node("m").device in (CPU0, CPU1)
+    with pytest.raises(InvalidArgumentError, match=r"node 'm' \(op Neg\): malformed device"):
+        place(_graph(nodes[0], _node("Neg", "m", ["x"], {"T": "float32"}, "/bogus")), devices)
+
+
+def test_feasibility_only_devices_with_a_kernel(tmp_path: Path) -> None:
+    devices = _spec_devices(tmp_path, [
+        {"type": "CPU", "count": 1},
+        {"type": "GPU", "count": 1, "flops": 1e14, "unsupported_ops": ["MatMul"]},
+    ])
+    graph = _chain(size=512)
+    place(graph, devices)
+    assert graph.node("m0").device == CPU0  # the fast GPU cannot run MatMul
+    nodes = [_node("Placeholder", "x", [], {"dtype": "float32", "shape": (8, 8)}),
+             _node("Neg", "n", ["x"], {"T": "float32"})]
+    only_gpu = _spec_devices(tmp_path, [{"type": "GPU", "count": 2,
+                                         "unsupported_ops": ["Neg"]}])
+    with pytest.raises(InvalidArgumentError,
+                       match=r"node 'n' \(op Neg\) has no kernel on any listed device "
+                             r"\(/job:localhost/replica:0/task:0/device:GPU:0, .*GPU:1\)"):
+        place(_graph(*nodes), only_gpu)
+    # Pinned to a device that cannot run it: an error, or soft placement moves it.
+    pinned = [nodes[0], _node("MatMul", "m", ["x", "x"], {"T": "float32"}, "/device:GPU:0")]
+    with pytest.raises(InvalidArgumentError, match=r"node 'm' \(op MatMul\) asks for device "
+                       r"'/device:GPU:0', but op\(s\) MatMul .* have no kernel on .*GPU:0"):
+        place(_graph(*pinned), devices)
+    graph = _graph(*pinned)
+    place(graph, devices, soft_placement=True)
+    assert graph.node("m").device == CPU0
+
+
+def test_state_and_its_users_share_a_device() -> None:
+    devices = DeviceSet.from_names("cpu:0,cpu:1")
+    graph = _variable(pin_assign="/device:CPU:1")
+    place(graph, devices)
+    assert graph.node("v").device == graph.node("assign").device == CPU1
+    groups = {g.name: g for g in colocation_groups(_variable(), devices)}
+    assert [n.name for n in groups["v"].members] == ["v", "assign"]
+    assert "'assign' uses the reference of 'v'" in groups["v"].reasons
+
+
+def test_class_attr_groups_are_placed_as_a_unit() -> None:
+    nodes = [_node("Placeholder", "x", [], {"dtype": "float32", "shape": (64, 64)})]
+    nodes += _matmul("a", "x", 64)
+    nodes += _matmul("b", "x", 64)
+    nodes[-1].device = "/device:CPU:1"
+    nodes.append(_node("Neg", "na", ["a"], {"T": "float32"}, colocate="b"))
+    graph = _graph(*nodes)
+    place(graph, DeviceSet.from_names("cpu:0,cpu:1"))
+    assert graph.node("na").device == graph.node("b").device == CPU1
+
+
+def test_contradictory_colocation_names_both_nodes() -> None:
+    devices = DeviceSet.from_names("cpu:0,cpu:1")
+    with pytest.raises(InvalidArgumentError,
+                       match=r"colocation conflict: node 'v' asks for device '/cpu:0' but node "
+                             r"'assign' asks for '/cpu:1'.*'assign' uses the reference of 'v'"):
+        place(_variable("/cpu:0", "/cpu:1"), devices)
+    graph = _variable("/cpu:0", "/cpu:1")
+    place(graph, devices, soft_placement=True)
+    assert graph.node("v").device == graph.node("assign").device
+
+
+def test_memory_capacity_is_respected(tmp_path: Path) -> None:
+    # The GPU is much faster but holds less than one weight matrix: all goes to the CPU.
+    devices = _spec_devices(tmp_path, [
+        {"type": "CPU", "count": 1},
+        {"type": "GPU", "count": 1, "flops": 1e14, "memory": 100_000},
+    ])
+    graph = _chain(size=256)
+    placement = place(graph, devices)
+    assert {n.device for n in graph} == {CPU0}
+    assert placement.chosen.peak_memory[GPU0] == 0
+    assert placement.baselines["default"].over_memory == [GPU0]
+    tiny = _spec_devices(tmp_path, [{"type": "CPU", "count": 2, "memory": 100_000}])
+    with pytest.raises(ResourceExhaustedError,
+                       match=r"node 'm0' \(op MatMul\) fits on no device: it needs 786432 "
+                             r"bytes more .*; /job:localhost/replica:0/task:0/device:CPU:0 "
+                             r"\(0 of 100000"):
+        place(_chain(size=256), tiny)
+
+
+def test_simulate_scores_a_given_placement() -> None:
+    graph = _towers()
+    devices = DeviceSet.from_names("cpu:0,cpu:1")
+    placement = place(graph, devices)
+    again = simulate(graph, devices, CostModel(graph))
+    assert again.makespan == pytest.approx(placement.chosen.makespan)
+    assert again.transfers == placement.chosen.transfers
+
+
+def test_placing_a_large_graph_is_fast() -> None:
+    import time
+
+    nodes = [_node("Placeholder", "x", [], {"dtype": "float32", "shape": (4, 4)})]
+    for i in range(2000):
+        inputs = ["x"] if i < 2 else [f"n{i - 1}", f"n{i - 2}"]
+        op = "Neg" if i < 2 else "Add"
+        nodes.append(_node(op, f"n{i}", inputs, {"T": "float32"}))
+    graph = _graph(*nodes)
+    start = time.perf_counter()
+    place(graph, DeviceSet.from_names("cpu:0,cpu:1"))
+    assert time.perf_counter() - start < 2.0
+    assert all(n.device for n in graph)

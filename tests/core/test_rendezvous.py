@@ -1,0 +1,107 @@
+"""The local rendezvous: TensorFlow's key format, send/recv, abort and cancellation."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+
+from tfx.core.errors import (
+    CancelledError,
+    DeadlineExceededError,
+    InternalError,
+    InvalidArgumentError,
+)
+from tfx.core.executor import StepState
+from tfx.core.rendezvous import RESOLVED_SUFFIX, LocalRendezvous, create_key, parse_key
+from tfx.kernels.base import DEAD
+
+SRC = "/job:localhost/replica:0/task:0/device:CPU:0"
+DST = "/job:localhost/replica:0/task:0/device:CPU:1"
+
+
+def test_key_format() -> None:
+    key = create_key(SRC, 0xABC, DST, "edge_7_x", 3, 4)
+    assert key == f"{SRC};0000000000000abc;{DST};edge_7_x;3:4"
+    parsed = parse_key(key)
+    assert (parsed.src_device, parsed.src_incarnation, parsed.dst_device, parsed.tensor_name,
+            parsed.frame_id, parsed.iter_id) == (SRC, 0xABC, DST, "edge_7_x", 3, 4)
+    assert create_key(SRC, 1, DST, "t").endswith(";t;0:0")
+    with pytest.raises(InvalidArgumentError, match="expected 5 ';' fields"):
+        parse_key("a;b")
+    with pytest.raises(InvalidArgumentError, match="invalid rendezvous key"):
+        parse_key(f"{SRC};zz;{DST};t;0:0")
+
+
+def test_send_never_blocks_and_recv_waits() -> None:
+    rendezvous = LocalRendezvous()
+    rendezvous.send("early", 1)
+    assert rendezvous.pending_keys() == ["early"]
+    assert rendezvous.recv("early") == 1
+    with pytest.raises(InternalError, match="duplicated send of rendezvous key 'early'"):
+        rendezvous.send("early", 2)
+
+    got: list = []
+    waiter = threading.Thread(target=lambda: got.append(rendezvous.recv("late", timeout=5)))
+    waiter.start()
+    time.sleep(0.05)
+    assert waiter.is_alive()
+    rendezvous.send("late", 42)
+    waiter.join(5)
+    assert got == [42]
+
+    called: list = []
+    rendezvous.recv_async("async", lambda value, error: called.append((value, error)))
+    assert called == []
+    rendezvous.send("async", "v")
+    assert called == [("v", None)]
+
+
+def test_recv_deadline_and_step_cancellation() -> None:
+    rendezvous = LocalRendezvous()
+    with pytest.raises(DeadlineExceededError, match="timed out receiving 'never'"):
+        rendezvous.recv("never", timeout=0.05)
+    step = StepState()
+    threading.Timer(0.05, step.cancelled.set).start()
+    with pytest.raises(CancelledError):
+        rendezvous.recv("never", step)
+
+
+def test_abort_reaches_waiting_and_later_receivers_and_senders() -> None:
+    rendezvous = LocalRendezvous()
+    errors: list = []
+
+    def wait() -> None:
+        try:
+            rendezvous.recv("k")
+        except CancelledError as exc:
+            errors.append(exc)
+
+    waiter = threading.Thread(target=wait)
+    waiter.start()
+    called: list = []
+    rendezvous.recv_async("other", lambda value, error: called.append(error))
+    rendezvous.abort(CancelledError("partition on CPU:1 failed"))
+    rendezvous.abort(CancelledError("second abort is ignored"))
+    waiter.join(5)
+    assert [str(e) for e in errors] == ["partition on CPU:1 failed"]
+    assert [str(e) for e in called] == ["partition on CPU:1 failed"]
+    assert rendezvous.aborted
+    with pytest.raises(CancelledError, match="CPU:1 failed"):
+        rendezvous.send("k2", 1)
+    with pytest.raises(CancelledError, match="CPU:1 failed"):
+        rendezvous.recv("k3")
+
+
+def test_a_resolver_without_a_value_means_dead() -> None:
+    rendezvous = LocalRendezvous()
+    key = create_key(SRC, 1, DST, "edge_1_x")
+    resolver = create_key(SRC, 1, DST, "edge_1_x" + RESOLVED_SUFFIX)
+    rendezvous.send(resolver, 0.0)
+    assert rendezvous.recv(key) is DEAD
+    # When the value did arrive, the resolver changes nothing.
+    live = create_key(SRC, 1, DST, "edge_2_y")
+    rendezvous.send(live, 5)
+    rendezvous.send(create_key(SRC, 1, DST, "edge_2_y" + RESOLVED_SUFFIX), 0.0)
+    assert rendezvous.recv(live) == 5
