@@ -399,7 +399,7 @@ def _drive(step: _Step) -> None:
                 try:
                     outputs = kernels[i].compute(*args)
                 except Exception as exc:  # noqa: BLE001 - re-raised with the node named
-                    step.error = _node_error(plan.nodes[i], exc)
+                    step.error = node_error(plan.nodes[i], exc)
                     break
                 # Delivery, inlined (this loop is the executor's hot path).
                 inputs, pending = it.inputs, it.pending
@@ -474,7 +474,7 @@ def _start(step: _Step, i: int, it: _Iteration) -> None:
             for slot in node.deref_slots:
                 args[slot] = args[slot].read()
         except Exception as exc:  # noqa: BLE001
-            step.error = _node_error(node, exc)
+            step.error = node_error(node, exc)
             return
     if node.needs_context:
         frame = it.frame
@@ -490,7 +490,7 @@ def _start(step: _Step, i: int, it: _Iteration) -> None:
     try:
         outputs = kernel.compute(*args)
     except Exception as exc:  # noqa: BLE001
-        step.error = _node_error(node, exc)
+        step.error = node_error(node, exc)
         return
     step.propagate(i, it, outputs, _all_dead(outputs))
 
@@ -541,7 +541,7 @@ def _wait_for_completion(step: _Step) -> None:
         i, it, outputs, exc = item
         if exc is not None:
             if step.error is None:
-                step.error = _node_error(step.plan.nodes[i], exc)
+                step.error = node_error(step.plan.nodes[i], exc)
                 step.state.cancelled.set()  # wake blocking kernels of this step
         elif step.error is None:
             step.propagate(i, it, outputs, _all_dead(outputs))
@@ -574,7 +574,7 @@ def _collect(step: _Step) -> list[Any]:
     return results
 
 
-def _node_error(node: PlanNode, exc: BaseException) -> BaseException:
+def node_error(node: PlanNode, exc: BaseException) -> BaseException:
     where = f"node {node.name!r} (op {node.op}, device {node.device or 'CPU'})"
     if isinstance(exc, TfxError):
         return type(exc)(f"{where}: {exc}")

@@ -4,8 +4,9 @@
 the fetched tensors and target ops, stopping at fed tensors (a fed tensor's
 producer is not run unless something else needs it), orders the kept nodes,
 assigns every node its static control-flow frame (checking Enter/Exit
-pairing), instantiates one kernel per node for its device type, and wires
-feeds and fetches to slots. The result is immutable and can serve many
+pairing), instantiates one kernel per node for its device type, wires
+feeds and fetches to slots, and collapses each simple while loop into one
+node (`loop_compiler`). The result is immutable and can serve many
 concurrent steps.
 """
 
@@ -14,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from tfx.core import loop_compiler
 from tfx.core.errors import InvalidArgumentError, NotFoundError, TfxError
 from tfx.core.executor import ENTER, MERGE, Plan, PlanNode
 from tfx.core.graph import Graph, Node, Output
@@ -45,6 +47,7 @@ def build_plan(
     fetches: Sequence[str],
     targets: Sequence[str],
     device_type: str = "CPU",
+    compile_loops: bool = True,
 ) -> PreparedStep:
     feed_outputs = [_tensor(graph, name, "feed") for name in feeds]
     fetch_outputs = [_tensor(graph, name, "fetch") for name in fetches]
@@ -124,6 +127,8 @@ def build_plan(
         deref_fetches.append(output.dtype.is_ref)
         fetch_sources.append(("plan", k))
 
+    if compile_loops:
+        plan_nodes, feed_edges = loop_compiler.compile_loops(plan_nodes, feed_edges)
     plan = Plan(plan_nodes, feed_edges, len(plan_fetch_names), plan_fetch_names, deref_fetches)
     feed_specs = tuple(
         FeedSpec(o.name, o.dtype.base, _placeholder_shape(o)) for o in feed_outputs

@@ -319,7 +319,12 @@ def instrument(plan: Plan, tracer: Tracer) -> Plan:
     nodes = []
     for node in plan.nodes:
         traced = copy.copy(node)
-        if node.kernel is not None:
+        if hasattr(node.kernel, "instrumented"):
+            # A compiled loop: its inner kernels report, once per iteration each.
+            traced.kernel = node.kernel.instrumented(
+                lambda kernel, inner: _TracedKernel(kernel, inner.name, inner.op, inner.device,
+                                                    tracer))
+        elif node.kernel is not None:
             traced.kernel = _TracedKernel(node.kernel, node.name, node.op, node.device, tracer)
         nodes.append(traced)
     return Plan(nodes, plan.feed_edges, plan.num_fetches, plan.fetch_names, plan.deref_fetches)

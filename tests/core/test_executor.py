@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import tfx
+from tfx.core import loop_compiler
 from tfx.core.eager import make_node_def
 from tfx.core.errors import InvalidArgumentError
 from tfx.protos import graph_pb2
@@ -35,6 +36,14 @@ class Builder:
 
     def session(self) -> tfx.Session:
         return tfx.Session(self.graph_def)
+
+
+@pytest.fixture(autouse=True, params=["compiled loops", "generic loops"])
+def loop_mode(request, monkeypatch) -> str:
+    """Every test runs twice: simple loops compiled (the default) and on the generic path."""
+    if request.param == "generic loops":
+        monkeypatch.setattr(loop_compiler, "compile_loops", lambda nodes, feeds: (nodes, feeds))
+    return request.param
 
 
 def _cond(b: Builder, pred: str, x: str) -> str:
