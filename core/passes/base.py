@@ -174,7 +174,7 @@ def bypass(graph: Graph, node: Node, source: Output, ctx: PassContext) -> bool:
     """Make every reader of `node:0` read `source` instead, and remove `node`.
 
     The node's control inputs move to its readers and its control readers wait
-    for `source`'s node instead, so every dependency still holds. Refused
+    for `source`'s node instead (unless it is fed), so every dependency still holds. Refused
     (False) for kept nodes, for nodes with several outputs, and where moving
     edges would touch control flow.
     """
@@ -192,7 +192,9 @@ def bypass(graph: Graph, node: Node, source: Output, ctx: PassContext) -> bool:
                 graph.add_control_input(user, control)
     for user in control_readers:
         graph.remove_control_input(user, node)
-        if user is not source.node:
+        # A fed node's value is there from the start: waiting for it orders nothing, and
+        # a control edge would make the session run (and fail on) a fed placeholder.
+        if user is not source.node and not ctx.is_opaque(source.node):
             graph.add_control_input(user, source.node)
     graph.replace_uses(node.output(0), source)
     graph.remove_node(node)

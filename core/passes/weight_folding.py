@@ -17,7 +17,7 @@ Frozen Keras graphs spell batch norm as `x * g + (beta - mean * g)`; after
 constant folding that is the first two patterns. The results differ from the
 original by rounding only (the products are reassociated), so the pass is not
 `exact`. The linear op keeps its name; a kept (fetched) linear op is never
-changed, since its own output would change.
+changed where its own output would change.
 """
 
 from __future__ import annotations
@@ -75,9 +75,12 @@ def fold_weights(graph: Graph, ctx: PassContext) -> tuple[Graph, bool]:
 # --- linear ops --------------------------------------------------------------------------
 
 
-def _linear(node: Node, ctx: PassContext) -> bool:
-    """A linear op with a constant filter that we may rewrite."""
-    if node.op not in _LINEAR_OPS or ctx.is_kept(node) or not binds(node):
+def _linear(node: Node, ctx: PassContext, output_changes: bool = True) -> bool:
+    """A linear op with a constant filter that we may rewrite.
+
+    A kept (fetched) one only where its own output stays what it was.
+    """
+    if node.op not in _LINEAR_OPS or not binds(node) or (output_changes and ctx.is_kept(node)):
         return False
     if node.output_types[0].name not in _FLOAT_KINDS or not is_const(node.inputs[1].node, ctx):
         return False
@@ -213,7 +216,7 @@ def _fold_scale_after(graph: Graph, mul: Node, ctx: PassContext) -> bool:
 
 def _fold_scale_before(graph: Graph, mul: Node, ctx: PassContext) -> bool:
     users = list(mul.users)
-    if len(users) != 1 or ctx.is_kept(mul) or not _linear(users[0], ctx):
+    if len(users) != 1 or ctx.is_kept(mul) or not _linear(users[0], ctx, output_changes=False):
         return False
     linear = users[0]
     if linear.inputs[0].node is not mul or not sole_reader(mul, linear):

@@ -39,8 +39,19 @@ def test_control_inputs_move_to_readers(builder, kit) -> None:
     graph.validate()
     assert changed and "ident" not in graph
     assert [c.name for c in graph.node("y").control_inputs] == ["gate"]
-    # a control reader of the identity now waits for its input and its control input
-    assert {c.name for c in graph.node("z").control_inputs} == {"gate", "x"}
+    # a control reader of the identity now waits for its control input, and for its
+    # input's node unless that is fed (a control edge would make a fed placeholder run)
+    assert {c.name for c in graph.node("z").control_inputs} == {"gate"}
+    kit.run(graph, ["z:0"], {"x:0": 2.0})
+
+
+def test_control_readers_wait_for_an_unfed_source(builder, kit) -> None:
+    a = builder.op("Neg", "a", [builder.const("c", 1.0)])
+    ident = builder.op("Identity", "ident", [a])
+    builder.op("Square", "z", [builder.const("d", 2.0)], controls=[ident])
+    graph, changed = remove_identities(builder.graph(), kit.context((), ["z"]))
+    graph.validate()
+    assert changed and [c.name for c in graph.node("z").control_inputs] == ["a"]
 
 
 def test_pivot_of_a_cond_branch_stays(kit) -> None:

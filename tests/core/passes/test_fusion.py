@@ -1,0 +1,140 @@
+"""Fusion turns linear + BiasAdd (+ activation) chains into TensorFlow's _Fused* ops."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from tfx.core.eager import run_op
+from tfx.core.errors import InvalidArgumentError, UnimplementedError
+from tfx.core.passes.fusion import fuse
+
+RNG = np.random.default_rng(7)
+CONV = {"strides": [1, 1, 1, 1], "padding": "SAME"}
+
+
+def _fuse(graph, kit, inputs=("x",), outputs=()):
+    graph, changed = fuse(graph, kit.context(inputs, outputs))
+    graph.validate()
+    return graph, changed
+
+
+def _conv_chain(builder, linear: str, activation: str | None, bias: bool = True) -> np.ndarray:
+    """x -> linear -> [BiasAdd] -> [activation]; returns a feed for x."""
+    if linear == "MatMul":
+        x = RNG.standard_normal((4, 5)).astype(np.float32)
+        builder.placeholder("x", shape=x.shape)
+        builder.op("MatMul", "linear", ["x", builder.const("w", RNG.standard_normal((5, 3)))])
+        channels = 3
+    else:
+        x = RNG.standard_normal((2, 6, 6, 3)).astype(np.float32)
+        builder.placeholder("x", shape=x.shape)
+        w = RNG.standard_normal((3, 3, 3, 2 if linear == "Conv2D" else 1))
+        builder.op(linear, "linear", ["x", builder.const("w", w)], **CONV)
+        channels = w.shape[2] * w.shape[3] if linear != "Conv2D" else w.shape[3]
+    last = "linear"
+    if bias:
+        last = builder.op("BiasAdd", "bias", [last, builder.const("b", RNG.standard_normal(
+            channels))])
+    if activation is not None:
+        attrs = {"alpha": 0.3} if activation == "LeakyRelu" else {}
+        last = builder.op(activation, "act", [last], **attrs)
+    return x
+
+
+@pytest.mark.parametrize("linear", ["Conv2D", "DepthwiseConv2dNative", "MatMul"])
+@pytest.mark.parametrize("activation", [None, "Relu", "Relu6", "Elu", "LeakyRelu"])
+def test_chains_fuse_into_one_node_under_the_last_name(builder, kit, linear, activation) -> None:
+    x = _conv_chain(builder, linear, activation)
+    last = "act" if activation else "bias"
+    graph = builder.graph()
+    want = kit.run(graph, [f"{last}:0"], {"x:0": x})
+    graph, changed = _fuse(graph, kit, outputs=[last])
+    assert changed
+    fused = graph.node(last)
+    assert fused.op == f"_Fused{linear}"
+    assert fused.attrs["fused_ops"] == ["BiasAdd"] + ([activation] if activation else [])
+    assert "linear" not in graph and ("bias" not in graph or last == "bias")
+    if activation == "LeakyRelu":
+        assert fused.attrs["leakyrelu_alpha"] == pytest.approx(0.3)
+    kit.assert_same(want, kit.run(graph, [f"{last}:0"], {"x:0": x}))
+
+
+def test_activation_without_bias_gets_a_zero_bias(builder, kit) -> None:
+    x = _conv_chain(builder, "Conv2D", "Relu", bias=False)
+    graph = builder.graph()
+    want = kit.run(graph, ["act:0"], {"x:0": x})
+    graph, changed = _fuse(graph, kit, outputs=["act"])
+    assert changed and graph.node("act").attrs["fused_ops"] == ["BiasAdd", "Relu"]
+    kit.assert_same(want, kit.run(graph, ["act:0"], {"x:0": x}))
+
+
+def test_a_linear_op_alone_is_left_alone(builder, kit) -> None:
+    _conv_chain(builder, "Conv2D", None, bias=False)
+    graph, changed = _fuse(builder.graph(), kit, outputs=["linear"])
+    assert not changed and graph.node("linear").op == "Conv2D"
+
+
+def test_chain_stops_before_a_kept_node(builder, kit) -> None:
+    x = _conv_chain(builder, "Conv2D", "Relu")
+    graph = builder.graph()
+    want = kit.run(graph, ["bias:0", "act:0"], {"x:0": x})
+    graph, changed = _fuse(graph, kit, outputs=["bias", "act"])
+    assert changed
+    assert graph.node("bias").op == "_FusedConv2D" and graph.node("act").op == "Relu"
+    assert graph.node("bias").attrs["fused_ops"] == ["BiasAdd"]
+    kit.assert_same(want, kit.run(graph, ["bias:0", "act:0"], {"x:0": x}))
+
+
+def test_shared_nchw_or_split_across_devices_chains_stay(builder, kit) -> None:
+    x = builder.placeholder("x", shape=(1, 4, 4, 2))
+    w = builder.const("w", RNG.standard_normal((1, 1, 2, 2)))
+    b = builder.const("b", [0.5, -0.5])
+    shared = builder.op("Conv2D", "shared", [x, w], **CONV)  # read twice
+    builder.op("BiasAdd", "shared_bias", [shared, b])
+    builder.op("Relu", "shared_relu", [shared])
+    nchw = builder.op("Conv2D", "nchw", [x, w], strides=[1, 1, 1, 1], padding="SAME",
+                      data_format="NCHW")
+    builder.op("BiasAdd", "nchw_bias", [nchw, b], data_format="NCHW")
+    here = builder.op("Conv2D", "here", [x, w], device="/device:CPU:0", **CONV)
+    builder.op("BiasAdd", "there", [here, b], device="/device:CPU:1")
+    graph, changed = _fuse(builder.graph(), kit,
+                           outputs=["shared_bias", "shared_relu", "nchw_bias", "there"])
+    assert not changed
+    assert not any(n.op.startswith("_Fused") for n in graph)
+
+
+def test_integer_chains_have_no_fused_kernel(builder, kit) -> None:
+    builder.placeholder("x", dtype="int32", shape=(1, 2))
+    builder.op("MatMul", "mm", ["x", builder.const("w", [[1, 2], [3, 4]], "int32")], T="int32")
+    builder.op("BiasAdd", "bias", ["mm", builder.const("b", [1, 1], "int32")], T="int32")
+    graph, changed = _fuse(builder.graph(), kit, outputs=["bias"])
+    assert not changed
+
+
+def _fused_matmul(x, w, b, fused_ops, **attrs):
+    return run_op("_FusedMatMul", [x, w, b], fused_ops=fused_ops, num_args=1, T="float32",
+                  **attrs)[0]
+
+
+def test_fused_kernel_keeps_nan_and_matches_the_chain() -> None:
+    x = np.array([[1.0, 2.0], [-3.0, 8.0]], np.float32)
+    w = np.eye(2, dtype=np.float32)
+    b = np.array([0.0, np.nan], np.float32)  # the second column is NaN throughout
+    for activation, want in (
+        ("Relu", [[1.0, np.nan], [0.0, np.nan]]),
+        ("Relu6", [[1.0, np.nan], [0.0, np.nan]]),
+        ("LeakyRelu", [[1.0, np.nan], [-0.6, np.nan]]),
+        ("Elu", [[1.0, np.nan], [np.expm1(-3.0), np.nan]]),
+    ):
+        got = _fused_matmul(x, w, b, ["BiasAdd", activation], leakyrelu_alpha=0.2)
+        np.testing.assert_allclose(got, np.asarray(want, np.float32), rtol=1e-6)
+        assert got.dtype == np.float32
+
+
+def test_fused_kernel_refuses_what_it_cannot_do() -> None:
+    x = np.ones((2, 2), np.float32)
+    with pytest.raises(UnimplementedError, match="supported: \\[BiasAdd\\]"):
+        _fused_matmul(x, x, np.zeros(2, np.float32), ["BiasAdd", "Sigmoid"])
+    with pytest.raises(InvalidArgumentError, match="as many biases"):
+        _fused_matmul(x, x, np.zeros(3, np.float32), ["BiasAdd"])
