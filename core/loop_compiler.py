@@ -52,7 +52,8 @@ _CONTROL_FLOW_OPS = frozenset({"Switch", "RefSwitch", "_SwitchN", "RefSelect", "
 # Kernels whose output is their input: their outputs just name the input register.
 _ALIAS_OPS = frozenset({"Identity", "LoopCond", "StopGradient", "PreventGradient", "Snapshot"})
 
-# A schedule entry: (kernel, node, input registers, first output register, outputs, flags)
+# A schedule entry: (kernel, node, input registers, first output register, output count,
+# whether it needs a context or reads references).
 _Entry = tuple
 
 
@@ -99,42 +100,49 @@ class LoopKernel:
         cancelled = step.cancelled
         deadline = step.deadline
         frame_id = id(regs)  # unique to this run of the loop
-        pre, post, cond, back_edges = self.pre, self.post, self.cond, self.back_edges
+        schedule = self.pre + [_TEST] + self.post
+        cond, back_edges = self.cond, self.back_edges
         iteration = 0
-        while True:
-            _run(pre, regs, step, self.frame, iteration, frame_id)
-            if not regs[cond]:
-                break
-            _run(post, regs, step, self.frame, iteration, frame_id)
-            values = [regs[src] for _, src in back_edges]
-            for (merge, _), value in zip(back_edges, values):
-                regs[merge] = value
-            iteration += 1
-            if cancelled.is_set():
-                raise CancelledError("the step was cancelled")
-            if deadline is not None and time.monotonic() > deadline:
-                raise DeadlineExceededError(
-                    f"the step timed out in iteration {iteration} of loop {self.frame!r}")
-        return tuple(regs[reg] for reg in self.exits)
-
-
-def _run(schedule: list[_Entry], regs: list[Any], step: Any, frame: str, iteration: int,
-         frame_id: int) -> None:
-    for kernel, node, ins, out, count, deref, context in schedule:
-        args = [regs[r] for r in ins]
+        node = None
         try:
-            for slot in deref:
-                args[slot] = args[slot].read()
-            if context:
-                args.insert(0, OpContext(step, frame, iteration, frame_id))
-            outputs = kernel.compute(*args)
+            while True:
+                for kernel, node, ins, out, count, special in schedule:
+                    if kernel is None:  # the loop test, between pre and post
+                        if not regs[cond]:
+                            return tuple(regs[reg] for reg in self.exits)
+                        continue
+                    if special:
+                        args = [regs[r] for r in ins]
+                        for slot in node.deref_slots:
+                            args[slot] = args[slot].read()
+                        if node.needs_context:
+                            args.insert(0, OpContext(step, self.frame, iteration, frame_id))
+                        outputs = kernel.compute(*args)
+                    elif len(ins) == 2:
+                        outputs = kernel.compute(regs[ins[0]], regs[ins[1]])
+                    else:
+                        outputs = kernel.compute(*[regs[r] for r in ins])
+                    if count == 1:
+                        regs[out] = outputs[0]
+                    elif count:
+                        regs[out:out + count] = outputs
+                values = [regs[src] for _, src in back_edges]
+                for (merge, _), value in zip(back_edges, values):
+                    regs[merge] = value
+                iteration += 1
+                if cancelled.is_set():
+                    raise CancelledError("the step was cancelled")
+                if deadline is not None and time.monotonic() > deadline:
+                    raise DeadlineExceededError(
+                        f"the step timed out in iteration {iteration} of loop {self.frame!r}")
+        except (CancelledError, DeadlineExceededError):
+            raise
         except Exception as exc:  # noqa: BLE001 - re-raised naming the inner node
             raise node_error(node, exc) from None
-        if count == 1:
-            regs[out] = outputs[0]
-        elif count:
-            regs[out:out + count] = outputs
 
+
+# Marks the loop test in a schedule.
+_TEST = (None, None, (), 0, 0, False)
 
 Edges = list[list[tuple[int, int]]]
 
@@ -298,7 +306,7 @@ def _compile_frame(nodes: list[PlanNode], feed_edges: Edges,
             register[(i, 0)] = reg(sources[0])
             continue
         entry = (node.kernel, node, tuple(reg(s) for s in sources), reg((i, 0)),
-                 len(node.out_edges), node.deref_slots, node.needs_context)
+                 len(node.out_edges), bool(node.deref_slots or node.needs_context))
         (post_schedule if i in post else pre_schedule).append(entry)
     for n in nexts:  # NextIteration: an alias of its input
         register[(n, 0)] = reg(data_in[n][0])
