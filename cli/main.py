@@ -23,6 +23,8 @@ from tfx.cli import common
 from tfx.cli import inspect as inspect_cmd
 from tfx.cli import ops as ops_cmd
 from tfx.cli import optimize as optimize_cmd
+from tfx.cli import partition as partition_cmd
+from tfx.cli import place as place_cmd
 from tfx.cli import run as run_cmd
 from tfx.cli import viz as viz_cmd
 
@@ -55,6 +57,8 @@ app.command("run", help=run_cmd.HELP)(run_cmd.run)
 app.command("inspect", help=inspect_cmd.HELP)(inspect_cmd.inspect)
 app.command("ops", help=ops_cmd.HELP)(ops_cmd.ops)
 app.command("optimize", help=optimize_cmd.HELP)(optimize_cmd.optimize)
+app.command("place", help=place_cmd.HELP)(place_cmd.place)
+app.command("partition", help=partition_cmd.HELP)(partition_cmd.partition)
 app.command("viz", help=viz_cmd.HELP)(viz_cmd.viz)
 app.add_typer(checkpoint_cmd.app, name="checkpoint", help=checkpoint_cmd.HELP)
 

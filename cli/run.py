@@ -97,6 +97,12 @@ def run(
         typer.Option("--max-tensor-bytes", metavar="N", min=1,
                      help="Refuse to allocate any tensor larger than N bytes."),
     ] = None,
+    devices: Annotated[
+        str | None,
+        typer.Option("--devices", "-d", metavar="LIST",
+                     help="Run across local CPU devices (cpu:0,cpu:1): nodes keep the devices "
+                          "a placed graph gives them, the rest are placed greedily."),
+    ] = None,
     init: Annotated[
         list[str] | None,
         typer.Option("--init", metavar="OP", help="Op to run once first (e.g. init)."),
@@ -137,7 +143,6 @@ def run(
     import numpy as np
 
     from tfx.core import limits
-    from tfx.core.session import Session
 
     feed, fetch, target, init = feed or [], fetch or [], target or [], init or []
     if output == "-" and as_json:
@@ -157,7 +162,7 @@ def run(
         defaulted = not fetches and not targets
         if defaulted:
             fetches = _likely_output_tensors(ir, graph)
-        with Session(ir, timeout=timeout) as sess:
+        with _session(ir, timeout, devices) as sess:
             if steps is not None:
                 config = _checkpoint_config(checkpoint_dir, save_every, keep, keep_best)
                 _run_steps(sess, common.graph_label(graph), fetches, targets, init, feeds,
@@ -188,6 +193,17 @@ def run(
         }, indent=None)  # tensors as one line each would be hundreds of lines
     elif output is None:
         _print_table(common.graph_label(graph), results, dtypes, targets, defaulted)
+
+
+def _session(ir: Graph, timeout: float | None, devices: str | None) -> Session:
+    """A Session, or with --devices one whose steps run across those devices."""
+    from tfx.core.session import Session
+
+    if devices is None:
+        return Session(ir, timeout=timeout)
+    from tfx.core.multi_device import MultiDeviceSession
+
+    return MultiDeviceSession(ir, devices, timeout=timeout)
 
 
 def _likely_output_tensors(ir: Graph, path: str) -> list[str]:

@@ -1,0 +1,111 @@
+"""`tfx partition`: one .pb per device plus index.json; the table and --json; one-line
+errors for graphs that are not placed."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tfx.cli.main import main
+from tfx.core.eager import make_node_def
+from tfx.core.graph_io import load_graph
+from tfx.core.partitioner import file_name
+from tfx.core.rendezvous import create_key
+from tfx.protos import graph_pb2
+
+CONFORMANCE = Path(__file__).parents[1] / "data" / "conformance"
+CPU0 = "/job:localhost/replica:0/task:0/device:CPU:0"
+CPU1 = "/job:localhost/replica:0/task:0/device:CPU:1"
+
+
+def tfx_cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def _placed(tmp_path: Path, second: str = CPU1) -> str:
+    graph_def = graph_pb2.GraphDef()
+    for op, name, inputs, attrs, device in [
+        ("Placeholder", "x", [], {"dtype": "float32", "shape": (2,)}, CPU0),
+        ("Neg", "a", ["x"], {"T": "float32"}, second),
+        ("Abs", "b", ["x"], {"T": "float32"}, second),
+        ("Add", "c", ["a", "b"], {"T": "float32"}, CPU0),
+    ]:
+        node_def = make_node_def(op, name, inputs, attrs)
+        node_def.device = device
+        graph_def.node.append(node_def)
+    path = tmp_path / "placed.pbtxt"
+    path.write_text(str(graph_def))
+    return str(path)
+
+
+def test_partition_writes_one_graph_per_device_and_an_index(tmp_path: Path, capsys,
+                                                           monkeypatch) -> None:
+    monkeypatch.setenv("COLUMNS", "200")
+    out = tmp_path / "parts"
+    code, stdout, stderr = tfx_cli(capsys, "partition", _placed(tmp_path), "-o", str(out))
+    assert code == 0, stderr
+    assert sorted(p.name for p in out.iterdir()) == sorted(
+        [file_name(CPU0), file_name(CPU1), "index.json"])
+    index = json.loads((out / "index.json").read_text())
+    assert index["format"] == "tfx-partitions"
+    assert index["devices"] == [
+        {"device": CPU0, "nodes": 5, "file": file_name(CPU0)},
+        {"device": CPU1, "nodes": 5, "file": file_name(CPU1)},
+    ]
+    assert [t["tensor_name"] for t in index["transfers"]] == ["edge_0_x", "edge_2_a",
+                                                              "edge_3_b"]
+    for transfer in index["transfers"]:
+        assert transfer["key"] == create_key(transfer["send_device"],
+                                             transfer["send_device_incarnation"],
+                                             transfer["recv_device"], transfer["tensor_name"])
+    part1 = load_graph(str(out / file_name(CPU1)))
+    # x is read twice there but received once; a and b go back.
+    assert sorted(n.op for n in part1.node) == ["Abs", "Neg", "_Recv", "_Send", "_Send"]
+    assert all(n.device == CPU1 for n in part1.node)
+    assert "3 Send/Recv pair(s)" in stdout and file_name(CPU0) in stdout
+
+
+def test_partition_json_and_placed_output_of_tfx_place(tmp_path: Path, capsys) -> None:
+    placed = tmp_path / "placed.pb"
+    code, _, _ = tfx_cli(capsys, "place", str(CONFORMANCE / "mlp_train_adagrad.pb"),
+                         "--devices", "cpu:0,cpu:1", "-o", str(placed))
+    assert code == 0
+    code, stdout, _ = tfx_cli(capsys, "partition", str(placed), "-o", str(tmp_path / "p"),
+                              "--json")
+    assert code == 0
+    index = json.loads(stdout)
+    assert index == json.loads((tmp_path / "p" / "index.json").read_text())
+    total = sum(entry["nodes"] for entry in index["devices"])
+    original = len(load_graph(str(placed)).node)
+    pairs = len(index["transfers"])
+    controls = sum(1 for t in index["transfers"] if t["source"].startswith("^"))
+    assert total == original + 2 * pairs + controls  # a Send and a Recv each, a dummy each
+    keys = [t["key"] for t in index["transfers"]]
+    assert len(set(keys)) == len(keys)
+
+
+def test_unplaced_graphs_are_refused(tmp_path: Path, capsys) -> None:
+    graph = _placed(tmp_path, second="/device:CPU:1")
+    code, stdout, stderr = tfx_cli(capsys, "partition", graph, "-o", str(tmp_path / "p"))
+    assert code == 2 and stdout == ""
+    assert stderr == ("error: the graph is not placed: node(s) 'a' (/device:CPU:1), 'b' "
+                      "(/device:CPU:1) lack a full device name; place it first (tfx place)\n")
+    code, _, stderr = tfx_cli(capsys, "partition", str(tmp_path / "missing.pb"), "-o",
+                              str(tmp_path / "p"))
+    assert code == 2 and stderr.startswith("error: ") and "missing.pb" in stderr
+
+
+def test_partitions_run_with_the_same_values(tmp_path: Path, capsys) -> None:
+    # tfx run --devices on the placed graph gives what tfx run gives on the original.
+    placed = _placed(tmp_path)
+    x = tmp_path / "x.npy"
+    np.save(x, np.array([-1.5, 2.0], np.float32))
+    code, stdout, stderr = tfx_cli(capsys, "run", placed, "--devices", "cpu:0,cpu:1",
+                                   "--feed", f"x={x}", "--fetch", "c", "--json")
+    assert code == 0, stderr
+    assert json.loads(stdout)["fetches"][0]["value"] == [3.0, 0.0]
