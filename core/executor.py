@@ -481,7 +481,7 @@ def _start(step: _Step, i: int, it: _Iteration) -> None:
         context = OpContext(step.state, frame.name if frame else "", it.number, id(frame))
         args = [context, *args]
     if node.blocking or (
-        node.expensive and (step.ready or step.inflight) and _worth_offloading(args)
+        node.expensive and (step.ready or step.inflight) and _worth_offloading(kernel, args)
     ):
         pool = _blocking_executor() if node.blocking else _compute_pool()
         step.inflight += 1
@@ -496,15 +496,22 @@ def _start(step: _Step, i: int, it: _Iteration) -> None:
 
 
 # Handing a kernel to a pool thread costs tens of microseconds (more when the machine is
-# busy); only inputs this large make the parallelism pay.
-_OFFLOAD_MIN_ELEMENTS = 1 << 16
+# busy); only this much work makes the parallelism pay. Work is counted in elements of
+# elementwise numpy work; kernels whose cost is not their input size say so with `work`.
+_OFFLOAD_MIN_WORK = 1 << 18
 
 
-def _worth_offloading(args: Sequence[Any]) -> bool:
+def _worth_offloading(kernel: Any, args: Sequence[Any]) -> bool:
+    estimate = getattr(kernel, "work", None)
+    if estimate is not None:
+        try:
+            return estimate(*args) >= _OFFLOAD_MIN_WORK
+        except Exception:  # noqa: BLE001 - a bad input: the kernel itself will report it
+            return False
     total = 0
     for arg in args:
         total += getattr(arg, "size", 0)
-    return total >= _OFFLOAD_MIN_ELEMENTS
+    return total >= _OFFLOAD_MIN_WORK
 
 
 def _all_dead(outputs: Sequence[Any]) -> bool:

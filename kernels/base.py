@@ -14,7 +14,9 @@ Kernels that need the step (variables and other resources, queues,
 rendezvous, cancellation, the loop iteration) set `needs_context = True`; they
 then get an `OpContext` as the first argument. `expensive = True` marks
 kernels worth running on a pool thread when other work is ready at the same
-time (MatMul, Conv2D); everything else runs inline, which is cheaper.
+time (MatMul, Conv2D); everything else runs inline, which is cheaper. Such a
+kernel may define `work(*inputs)`, its cost in elements of elementwise numpy
+work, when that is not its input size (a MatMul's is its multiply-adds / 8).
 Errors are raised as tfx errors without naming the node: the executor adds the
 node, op and device to the message.
 """
