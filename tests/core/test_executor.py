@@ -8,9 +8,11 @@ import numpy as np
 import pytest
 
 import tfx
-from tfx.core import loop_compiler
+from tfx.core import executor, loop_compiler
 from tfx.core.eager import make_node_def
 from tfx.core.errors import InvalidArgumentError
+from tfx.core.graph import Graph
+from tfx.core.plan_builder import build_plan
 from tfx.protos import graph_pb2
 
 
@@ -225,3 +227,19 @@ def test_merge_without_a_live_input_is_a_clear_error() -> None:
         with pytest.raises(InvalidArgumentError, match=r"fetch 'm:0' has no value.*dead"):
             sess.run("m:0", {"p:0": False})
         assert sess.run("m:0", {"p:0": True}) == 1.0
+
+
+def test_offloading_weighs_estimated_work_not_input_size() -> None:
+    """Regression: an 8x784 @ 784x100 MatMul went to the pool and cost more than it ran."""
+    b = Builder()
+    b.placeholder("a")
+    b.placeholder("b")
+    b.op("MatMul", "m", ["a", "b"], T="float32")
+    prepared = build_plan(Graph.from_graph_def(b.graph_def), ["a:0", "b:0"], ["m:0"], [])
+    kernel = next(n.kernel for n in prepared.plan.nodes if n.op == "MatMul")
+    small = (np.ones((8, 784), np.float32), np.ones((784, 100), np.float32))
+    large = (np.ones((256, 784), np.float32), np.ones((784, 512), np.float32))
+    assert not executor._worth_offloading(kernel, small)
+    assert executor._worth_offloading(kernel, large)
+    assert executor._worth_offloading(None, (np.ones(1 << 18, np.float32),))
+    assert not executor._worth_offloading(None, (np.ones(1000, np.float32),))
