@@ -6,9 +6,12 @@
         loss, _ = sess.run(["loss:0", "train"], feed)
 
 A step is described by its feeds, fetches and targets. The first time a
-signature is seen the graph is pruned to what it needs and compiled into a
-plan (`plan_builder`); the plan is cached, so a repeated step costs a dict
-lookup, the feed checks and the kernels. State (variables, queues) lives in
+signature is seen the graph is optimized for it (`tfx.core.passes`, level
+"basic" by default: pruning, identity removal, constant folding, arithmetic
+simplification, CSE and dependency optimization, which keep every result bit
+for bit), pruned to what it needs and compiled into a plan (`plan_builder`);
+the plan is cached, so a repeated step costs a dict lookup, the feed checks
+and the kernels. State (variables, queues) lives in
 the session's resource manager and persists across steps. Several threads may
 call `run` at once.
 """
@@ -16,13 +19,14 @@ call `run` at once.
 from __future__ import annotations
 
 import threading
+import warnings
 from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 
 from tfx.core import dtypes, tensor_util
-from tfx.core.errors import FailedPreconditionError, InvalidArgumentError
+from tfx.core.errors import FailedPreconditionError, InvalidArgumentError, TfxError
 from tfx.core.executor import StepState, run_plan
 from tfx.core.graph import Graph
 from tfx.core.graph_io import load_graph
@@ -37,13 +41,21 @@ class Session:
     Args:
         graph: a path to a `.pb`/`.pbtxt` file, its bytes, a `GraphDef`, or a `Graph`.
         timeout: default per-step timeout in seconds (None waits forever).
+        optimize: the optimization level applied to each step's graph before its plan is
+            built: "basic" (exact passes only), "all" (also weight folding and fusion,
+            which change results by rounding) or "none".
 
     Example:
         >>> with Session("graphs/add.pbtxt") as sess:
         ...     sess.run("y:0", {"x:0": 1.0})
     """
 
-    def __init__(self, graph: Any, *, timeout: float | None = None) -> None:
+    def __init__(self, graph: Any, *, timeout: float | None = None,
+                 optimize: str = "basic") -> None:
+        from tfx.core.passes import resolve_passes
+
+        resolve_passes(optimize)  # an unknown level fails here, listing the valid ones
+        self._optimize = optimize
         if isinstance(graph, Graph):
             self._graph = graph
         else:
@@ -125,9 +137,38 @@ class Session:
 
     def _prepare(self, key: tuple) -> PreparedStep:
         feeds, fetches, targets = key
-        prepared = build_plan(self._graph, feeds, fetches, targets)
+        prepared = build_plan(self._step_graph(feeds, fetches, targets), feeds, fetches, targets)
         with self._lock:
             return self._plans.setdefault(key, prepared)
+
+
+    def _step_graph(self, feeds: tuple, fetches: tuple, targets: tuple) -> Graph:
+        """The graph optimized for one step, or the graph itself.
+
+        Names that do not exist are left for `build_plan` to report. A pass that fails
+        is a bug in the optimizer, not in the user's graph: the step then runs the
+        graph as it is, as TensorFlow does when a Grappler pass fails.
+        """
+        graph = self._graph
+        if self._optimize == "none" or not _names_exist(graph, feeds, fetches, targets):
+            return graph
+        from tfx.core.passes import optimize_step
+
+        try:
+            return optimize_step(graph, feeds, fetches, targets, self._optimize)
+        except Exception as exc:  # noqa: BLE001 - see the docstring
+            warnings.warn(f"graph optimization failed, running the graph unoptimized: {exc}",
+                          RuntimeWarning, stacklevel=3)
+            return graph
+
+
+def _names_exist(graph: Graph, feeds: tuple, fetches: tuple, targets: tuple) -> bool:
+    try:
+        for name in (*feeds, *fetches):
+            graph.tensor(name)
+    except TfxError:
+        return False
+    return all(name in graph for name in targets)
 
 
 def _name_of(item: Any) -> str:

@@ -26,6 +26,7 @@ from tfx.core.passes.pipeline import (
     PassRecord,
     copy_graph,
     optimize,
+    optimize_step,
     pass_names,
     resolve_passes,
 )
@@ -42,6 +43,7 @@ __all__ = [
     "PassRecord",
     "copy_graph",
     "optimize",
+    "optimize_step",
     "pass_names",
     "resolve_passes",
 ]

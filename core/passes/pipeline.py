@@ -228,6 +228,39 @@ def optimize(
     return OptimizeResult(graph, report)
 
 
+def optimize_step(graph: Graph, feeds: Iterable[str], fetches: Iterable[str],
+                  targets: Iterable[str], level: str = "basic") -> Graph:
+    """A copy of `graph` optimized for one step: what a Session runs instead of it.
+
+    Like `optimize` without the report: the fed tensors' nodes are inputs, the
+    fetched tensors' and targets' nodes are outputs. Names must exist (the
+    caller checks them and reports its own errors).
+
+    Args:
+        graph: the session's graph (not changed).
+        feeds, fetches, targets: the step's tensor and op names.
+        level: "none", "basic" or "all".
+
+    Returns:
+        The optimized copy (or `graph` itself for level "none").
+
+    Example:
+        >>> optimize_step(graph, ["x:0"], ["probs:0"], [], level="basic")
+    """
+    chosen = resolve_passes(level)
+    if not chosen:
+        return graph
+    ctx = PassContext(
+        frozenset(parse_tensor_name(name)[0] for name in feeds),
+        frozenset([*(parse_tensor_name(name)[0] for name in fetches), *targets]),
+        DEFAULT_MAX_CONSTANT_BYTES,
+    )
+    graph = copy_graph(graph)
+    for chosen_pass in chosen:
+        graph, _ = chosen_pass.run(graph, ctx)
+    return graph
+
+
 def copy_graph(graph: Graph) -> Graph:
     """An independent copy of a graph (through its GraphDef)."""
     return Graph.from_graph_def(graph.to_graph_def())
