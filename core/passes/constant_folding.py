@@ -26,7 +26,7 @@ from tfx.core import dtypes
 from tfx.core.eager import run_op
 from tfx.core.graph import Graph, Node, Output
 from tfx.core.kernel_registry import find_kernel
-from tfx.core.passes.analysis import infer_shapes, node_output_shapes, num_elements, shape_of
+from tfx.core.passes.analysis import node_output_shapes, num_elements, shape_of
 from tfx.core.passes.base import (
     CONTROL_FLOW_OPS,
     Pass,
@@ -56,12 +56,16 @@ def fold_constants(graph: Graph, ctx: PassContext) -> tuple[Graph, bool]:
     Returns:
         (graph, whether anything was folded).
     """
-    shapes = infer_shapes(graph, ctx.inputs)
+    # Shapes are inferred as the walk goes, so a folded Shape informs what follows
+    # (a Reshape to it, a Shape of that...) in the same pass.
+    shapes: dict[Output, tuple | None] = {}
     in_control_flow = _control_flow_region(graph)
     folded = 0
     for node in graph.topological_order():
         if node.name not in graph or graph.node(node.name) is not node:
             continue
+        for index, shape in enumerate(node_output_shapes(node, shapes, ctx.inputs)):
+            shapes[Output(node, index)] = shape
         if ctx.is_opaque(node) or not node.inputs or node.op in _NO_FOLD_OPS:
             continue
         if not is_pure(node):

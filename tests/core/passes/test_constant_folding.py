@@ -109,3 +109,13 @@ def test_outputs_of_a_multi_output_op_fold_separately(builder, kit) -> None:
     graph, changed = _fold(graph, kit, outputs=["first", "second"])
     assert changed and kit.ops_of(graph) == ["Const", "Const"]
     kit.assert_same(want, kit.run(graph, ["first:0", "second:0"]))
+
+
+def test_a_folded_shape_informs_the_shapes_after_it_in_one_pass(builder, kit) -> None:
+    x = builder.placeholder("x", shape=(2, 3))
+    first = builder.op("Shape", "first", [x], out_type="int32")
+    reshaped = builder.op("Reshape", "reshaped", [x, first], Tshape="int32")
+    builder.op("Shape", "second", [builder.op("Neg", "neg", [reshaped])], out_type="int32")
+    graph, changed = _fold(builder.graph(), kit, inputs=["x"], outputs=["second", "neg"])
+    assert changed and graph.node("second").op == "Const"
+    np.testing.assert_array_equal(kit.run(graph, ["second:0"])[0], [2, 3])
