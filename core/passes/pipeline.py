@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from tfx.core.errors import InvalidArgumentError, NotFoundError, closest
-from tfx.core.graph import Graph, parse_tensor_name
+from tfx.core.graph import Graph, Node, parse_tensor_name
 from tfx.core.passes import (
     arithmetic,
     constant_folding,
@@ -232,8 +232,9 @@ def optimize_step(graph: Graph, feeds: Iterable[str], fetches: Iterable[str],
                   targets: Iterable[str], level: str = "basic") -> Graph:
     """A copy of `graph` optimized for one step: what a Session runs instead of it.
 
-    Like `optimize` without the report: the fed tensors' nodes are inputs, the
-    fetched tensors' and targets' nodes are outputs. Names must exist (the
+    Like `optimize` without the report, on the nodes the step depends on only:
+    the fed tensors' nodes are inputs, the fetched tensors' and targets' nodes
+    are outputs. Names must exist (the
     caller checks them and reports its own errors).
 
     Args:
@@ -255,10 +256,30 @@ def optimize_step(graph: Graph, feeds: Iterable[str], fetches: Iterable[str],
         frozenset([*(parse_tensor_name(name)[0] for name in fetches), *targets]),
         DEFAULT_MAX_CONSTANT_BYTES,
     )
-    graph = copy_graph(graph)
+    graph = _needed_copy(graph, [graph.node(name) for name in ctx.outputs])
     for chosen_pass in chosen:
         graph, _ = chosen_pass.run(graph, ctx)
     return graph
+
+
+def _needed_copy(graph: Graph, roots: list[Node]) -> Graph:
+    """A copy of the nodes `roots` depend on: all that a step's plan can run, so the
+    passes work on the step's part of a large graph only."""
+    needed: set[str] = set()
+    stack = list(roots)
+    while stack:
+        node = stack.pop()
+        if node.name in needed:
+            continue
+        needed.add(node.name)
+        stack.extend(source.node for source in node.inputs)
+        stack.extend(node.control_inputs)
+    graph_def = graph.to_graph_def()
+    if len(needed) < len(graph_def.node):
+        kept = [node for node in graph_def.node if node.name in needed]
+        del graph_def.node[:]
+        graph_def.node.extend(kept)
+    return Graph.from_graph_def(graph_def)
 
 
 def copy_graph(graph: Graph) -> Graph:

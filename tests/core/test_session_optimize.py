@@ -85,3 +85,13 @@ def test_a_failing_pass_falls_back_to_the_graph_as_it_is(monkeypatch) -> None:
     with Session(_graph()) as sess, pytest.warns(RuntimeWarning, match="pass bug"):
         got = sess.run("y:0", {"x:0": X})
     np.testing.assert_array_equal(got, [[5.5, 0.0]])
+
+
+def test_a_step_optimizes_only_what_it_depends_on() -> None:
+    from tfx.core.graph import Graph
+
+    graph = Graph.from_graph_def(_graph())
+    step = passes.optimize_step(graph, ["x:0"], ["mm:0"], [], level="basic")
+    assert sorted(n.name for n in step) == ["mm", "w", "x"]  # w_read bypassed
+    assert len(graph) == 10  # the session's graph is not changed
+    assert passes.optimize_step(graph, [], ["y:0"], [], level="none") is graph
