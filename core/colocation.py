@@ -21,6 +21,7 @@ lands on the CPU of the same task. Errors name the nodes and the devices.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from tfx.core import dtypes
@@ -28,6 +29,7 @@ from tfx.core.devices import DeviceAttributes, DeviceName, DeviceSet
 from tfx.core.errors import InvalidArgumentError, NotFoundError, TfxError
 from tfx.core.graph import Graph, Node
 
+_ANY = DeviceName()
 _ENTER = ("Enter", "RefEnter")
 _EXIT = ("Exit", "RefExit")
 _NEXT = ("NextIteration", "RefNextIteration")
@@ -163,10 +165,18 @@ def colocation_groups(graph: Graph, device_set: DeviceSet, *, soft_placement: bo
     why_by_root: dict[int, list[str]] = {}
     for (a, _), why in reasons.items():
         why_by_root.setdefault(sets.find(a), []).append(why)
+    by_ops: dict[frozenset[str], list[DeviceAttributes]] = {}
+
+    def runnable_for(ops: frozenset[str]) -> list[DeviceAttributes]:
+        found = by_ops.get(ops)
+        if found is None:
+            found = by_ops[ops] = [d for d in device_set if all(d.supports(op) for op in ops)]
+        return found
+
     groups = []
     for root, group_nodes in members.items():
         group = ColocationGroup(group_nodes, reasons=why_by_root.get(root, []))
-        _resolve(group, device_set, soft_placement)
+        _resolve(group, device_set, soft_placement, runnable_for)
         groups.append(group)
     return groups
 
@@ -193,7 +203,8 @@ def _request(node: Node) -> DeviceName:
         raise InvalidArgumentError(f"node {node.name!r} (op {node.op}): {exc}") from None
 
 
-def _resolve(group: ColocationGroup, device_set: DeviceSet, soft: bool) -> None:
+def _resolve(group: ColocationGroup, device_set: DeviceSet, soft: bool,
+             runnable_for: Callable[[frozenset[str]], list[DeviceAttributes]]) -> None:
     """Merge the members' requests and find the feasible devices (or raise)."""
     requested = DeviceName()
     asked_by: Node | None = None
@@ -215,9 +226,12 @@ def _resolve(group: ColocationGroup, device_set: DeviceSet, soft: bool) -> None:
             asked_by = asked_by or node
     group.requested = requested
 
-    runnable = [d for d in device_set if all(d.supports(n.op) for n in group.members)]
+    runnable = runnable_for(frozenset(n.op for n in group.members))
     if not runnable:
         raise _no_kernel_error(group, device_set)
+    if requested == _ANY:
+        group.devices = list(runnable)
+        return
     candidates = [d for d in runnable if requested.matches(d.parsed)]
     if candidates:
         group.devices = candidates

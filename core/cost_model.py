@@ -14,8 +14,10 @@ functions ~10 per element, anything else one per element) and bytes touched
     op_overhead + max(FLOPs / flops, bytes / mem_bandwidth)
 
 and ops that only move references (Identity, Reshape, control flow, Const...)
-cost the overhead alone. Moving a tensor between two devices costs the link's
-latency + bytes / bandwidth (`DeviceSet.transfer_time`).
+cost nothing: no kernel is launched for them (TensorFlow's Const hands over a
+tensor it holds), so they neither load a device nor lengthen a path. Moving a
+tensor between two devices costs the link's latency + bytes / bandwidth
+(`DeviceSet.transfer_time`).
 
 Measured costs replace the estimates where given: `record_profile` runs one
 step with every kernel timed and returns a `Profile` (per node: seconds and
@@ -353,6 +355,8 @@ class CostModel:
         measured = self.profile.times.get(node.name) if self.profile else None
         if measured is not None:
             seconds = measured * self.profile.flops / device.flops
+        elif node.op in FREE_OPS:
+            seconds = 0.0
         else:
             seconds = device.op_overhead + max(
                 self._flops[node.name] / device.flops,

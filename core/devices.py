@@ -30,6 +30,7 @@ import math
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -218,7 +219,7 @@ class DeviceAttributes:
     incarnation: int = 0
     local: bool = False
 
-    @property
+    @cached_property
     def parsed(self) -> DeviceName:
         return DeviceName.parse(self.name)
 

@@ -9,7 +9,12 @@ as one plan per partition, built by `plan_builder.build_plan` on the partition
 graph. All partitions of a step run at once, each on its own thread with its
 own executor, sharing one `StepState`: the resource manager, the step's
 `LocalRendezvous`, cancellation and deadline. A partition only sees its graph,
-its feeds and a rendezvous, so it could as well run on a remote worker.
+its feeds and a rendezvous, so it could as well run on a remote worker. A
+virtual device is one compute unit: its partition runs one kernel at a time on
+its own thread (the executor's compute pool is not used), which is what the
+placer simulates, so two towers on two devices use two cores and on one device
+one. (A plain `Session` is not a device in this sense: its executor hands large
+independent kernels to a pool.)
 
 Per step signature (feeds, fetches, targets), `prepare_step` finds what each
 partition must run: the fetches and targets, and, following each needed
@@ -188,6 +193,10 @@ def prepare_step(parts: PartitionedGraph, feeds: Sequence[str], fetches: Sequenc
         fetch_names = [name for name, _ in plan_fetches[device]]
         prepared = build_plan(graph, feed_names, fetch_names, step_targets,
                               (device_types or {}).get(device, "CPU"))
+        # A device runs one kernel at a time, on its partition's thread, as the placer's
+        # simulation assumes: parallelism comes from the devices, not from a shared pool.
+        for plan_node in prepared.plan.nodes:
+            plan_node.expensive = False
         jobs.append(PartitionJob(
             device, prepared,
             tuple(local_feeds[device][name] for name in feed_names),

@@ -7,17 +7,24 @@ In order:
    relaxed under soft placement when nothing satisfies it;
 3. colocation (`tfx.core.colocation`): state with its users, `_class` groups,
    loop frames; a group is placed as a unit;
-4. the greedy choice: a simulated execution visits nodes in the order they
-   become ready and puts each where it would *finish earliest*, counting the
-   device's queue, the node's compute time there (`tfx.core.cost_model`) and
-   the time to bring its inputs from other devices (one transfer per tensor
-   per destination, as the partitioner will build);
+4. the greedy choice: a simulated execution visits nodes as they become
+   ready, most critical first (longest path to the end of the step), and puts
+   each where it would *finish earliest*, counting the device's queue, the
+   node's compute time there (`tfx.core.cost_model`) and the time to bring its
+   inputs from other devices (one transfer per tensor per destination, as the
+   partitioner will build);
 5. memory: a device whose simulated memory would exceed its capacity is not
    a candidate; if no device has room, placement fails naming the node.
 
 Named heuristics: *generators follow their only consumer* (a Const or
 Placeholder read by one node is placed with it, as TensorFlow's placer
-prefers); *ties go to the device already holding most of the inputs*.
+prefers); *a linear chain is placed as a unit* (its head goes where the whole
+chain would finish first, and the chain's later work counts as that device's
+queue, so a tower is not split because one node costs less than a transfer);
+*ties go to the device already holding most of the inputs*.
+
+A device is sequential in the simulation: it runs one node at a time, as
+`tfx.core.multi_device` runs a partition.
 
 The same simulation scores two baselines computed in the same run:
 everything on the single best device, and TensorFlow's default placer (the
@@ -279,14 +286,49 @@ class _Simulator:
             for p in [p for p, _, _ in self.data_in[i]] + self.ctrl_in[i]:
                 if self.follows[p] == i:
                     self.leaders[i] += self.leaders[p] + [p]
+        # A linear chain is placed as a unit: a node whose one producer (followers aside)
+        # has it as its one user, both alone in their groups with the same candidates,
+        # continues its producer's chain. The chain's head picks the device where the
+        # whole chain would finish first, so a tower is not split node by node because
+        # its next node alone costs less than a transfer.
+        # Most critical first: among ready nodes, the one with the longest path to the end
+        # of the step (its mean time over its devices plus its longest successor path, as
+        # HEFT ranks tasks) is placed first, so work off the critical path does not take
+        # the devices the critical path needs next.
+        self._default: list[int] | None = None
+        self.rank = [0.0] * n
+        for i in range(n - 1, -1, -1):
+            cands = self.group_devices[self.group_of[i]]
+            mean = sum(self.times[i][d] for d in cands) / len(cands)
+            self.rank[i] = mean + max((self.rank[u] for u in self.users[i]), default=0.0)
+        self.chain_head = list(range(n))
+        self.chain_tail: list[list[float]] = [[0.0] * len(self.devices) for _ in range(n)]
+        for i in range(n):
+            producers = {p for p in [p for p, _, _ in self.data_in[i]] + self.ctrl_in[i]
+                         if self.follows[p] < 0}
+            if len(producers) != 1 or self.follows[i] >= 0:
+                continue
+            p = producers.pop()
+            if (set(self.users[p]) == {i} and group_sizes[self.group_of[i]] == 1
+                    and group_sizes[self.group_of[p]] == 1
+                    and self.group_devices[self.group_of[i]]
+                    == self.group_devices[self.group_of[p]]):
+                head = self.chain_head[p]
+                self.chain_head[i] = head
+                tail = self.chain_tail[head]
+                for d in range(len(self.devices)):
+                    tail[d] += self.times[i][d] + sum(self.times[f][d] for f in self.leaders[i])
 
     # --- fixed strategies ------------------------------------------------------------------
     def fixed_default(self) -> list[int]:
         """TensorFlow's default: the first feasible device of the highest-priority type."""
-        return [
+        if self._default is not None:
+            return self._default
+        self._default = [
             min(cands, key=lambda d: (-TYPE_PRIORITY.get(self.devices[d].device_type, 0), d))
             for cands in self.group_devices
         ]
+        return self._default
 
     def fixed_single(self, d: int) -> list[int]:
         default = self.fixed_default()
@@ -312,6 +354,10 @@ class _Simulator:
         names = [d.name for d in self.devices]
         capacity = [d.memory for d in self.devices]
         group_choice = [-1] * len(self.groups)
+        chain_head, chain_tail = self.chain_head, self.chain_tail
+        out_total = [float(sum(sizes)) for sizes in self.out_bytes]
+        chain_choice: dict[int, int] = {}
+        reserved = [0.0] * num_dev  # chain work promised to a device, not yet simulated
         free_at = [0.0] * num_dev
         busy = [0.0] * num_dev
         mem = [0.0] * num_dev
@@ -329,7 +375,8 @@ class _Simulator:
         for i in range(n):
             pending[i] = sum(1 for p, _, _ in data_in[i] if follows[p] < 0) + sum(
                 1 for p in ctrl_in[i] if follows[p] < 0)
-        heap = [(0.0, i) for i in range(n) if pending[i] == 0 and follows[i] < 0]
+        rank = self.rank
+        heap = [(-rank[i], i) for i in range(n) if pending[i] == 0 and follows[i] < 0]
         heapq.heapify(heap)
 
         def input_ready(i: int, d: int) -> tuple[float, float, float]:
@@ -365,17 +412,17 @@ class _Simulator:
             short = float("inf")
             for d in cands:
                 start = free_at[d]
-                need = mem[d] + extra + sum(self.out_bytes[i])
+                need = mem[d] + extra + out_total[i]
                 for leader in leaders[i]:
                     if d in group_devices[group_of[leader]]:
                         start += times[leader][d]
-                        need += sum(self.out_bytes[leader])
+                        need += out_total[leader]
                 ready, local, fetch = input_ready(i, d)
                 need += fetch
                 if need > capacity[d]:
                     short = min(short, need - mem[d])
                     continue
-                end = max(start, ready) + times[i][d]
+                end = max(start + reserved[d], ready) + times[i][d] + chain_tail[i][d]
                 key = (end, -local, d)
                 if best_key is None or key < best_key:
                     best, best_key = d, key
@@ -432,12 +479,15 @@ class _Simulator:
                 if t > start:
                     start = t
             end = start + times[i][d]
+            if chain_head[i] != i:
+                reserved[d] = max(0.0, reserved[d] - times[i][d] - sum(
+                    times[f][d] for f in leaders[i]))
             finish[i] = end
             free_at[d] = end
             busy[d] += times[i][d]
             placed[d] += 1
             # Outputs nobody reads (fetched results) stay allocated to the end.
-            allocate(d, float(sum(self.out_bytes[i])))
+            allocate(d, float(out_total[i]))
             # Inputs whose last reader this was are freed on every device holding them.
             for p, k, size in data_in[i]:
                 left = remaining[p][k] - 1
@@ -454,8 +504,13 @@ class _Simulator:
                 d = group_choice[g]
             elif choose is not None:
                 d = choose(g, group_devices[g])
+            elif chain_head[i] in chain_choice:
+                d = chain_choice[chain_head[i]]
             else:
                 d = pick(i, group_devices[g])
+                if chain_head[i] == i:
+                    chain_choice[i] = d
+                    reserved[d] += chain_tail[i][d]
             for leader in leaders[i]:
                 lg = group_of[leader]
                 ld = d if d in group_devices[lg] else (
@@ -468,7 +523,7 @@ class _Simulator:
             for u in users[i]:
                 pending[u] -= 1
                 if pending[u] == 0:
-                    heapq.heappush(heap, (_latest_input(u, data_in, ctrl_in, finish), u))
+                    heapq.heappush(heap, (-rank[u], u))
         if any(d < 0 for d in dev):
             stuck = [self.nodes[i].name for i in range(n) if dev[i] < 0][:5]
             raise InvalidArgumentError(f"placement could not schedule nodes: {', '.join(stuck)}")
@@ -486,10 +541,19 @@ class _Simulator:
                                                                         group_devices)]
 
     def lower_bound(self) -> float:
-        """max(critical path at each node's fastest time, total work / total speed)."""
+        """max(critical path at each node's fastest time, the work bound).
+
+        The work bound is total work / total device speed, made exact for devices that
+        differ: for any weights y over the devices (summing to 1), the sum over nodes of
+        min_d y_d * time(node, d) is a lower bound on the makespan (it is the dual of
+        spreading every node fractionally over the devices). Tried: y proportional to
+        FLOP rates (work in FLOPs over total FLOP/s), equal weights, and y_d proportional
+        to 1 / (time to run everything on d), which for devices that differ only in
+        speed gives the harmonic bound 1 / sum_d (1 / T_d).
+        """
         n = len(self.nodes)
-        fastest = [min(self.times[i][d] for d in self.group_devices[self.group_of[i]])
-                   for i in range(n)]
+        cands = [self.group_devices[self.group_of[i]] for i in range(n)]
+        fastest = [min(self.times[i][d] for d in cands[i]) for i in range(n)]
         longest = [0.0] * n
         for i in range(n):
             start = 0.0
@@ -498,20 +562,19 @@ class _Simulator:
             for p in self.ctrl_in[i]:
                 start = max(start, longest[p])
             longest[i] = start + fastest[i]
-        speeds = [d.flops for d in self.devices]
-        work = sum(
-            min(self.times[i][d] * speeds[d] for d in self.group_devices[self.group_of[i]])
-            for i in range(n)
-        )
-        return max(max(longest, default=0.0), work / sum(speeds))
-
-
-def _latest_input(i: int, data_in: list, ctrl_in: list, finish: list[float]) -> float:
-    latest = 0.0
-    for p, _, _ in data_in[i]:
-        if finish[p] > latest:
-            latest = finish[p]
-    for p in ctrl_in[i]:
-        if finish[p] > latest:
-            latest = finish[p]
-    return latest
+        num_dev = len(self.devices)
+        alone = [sum(self.times[i][d] for i in range(n)) for d in range(num_dev)]
+        weightings = [
+            [d.flops for d in self.devices],
+            [1.0] * num_dev,
+            [1.0 / t if t > 0 else 0.0 for t in alone],
+        ]
+        work = 0.0
+        for weights in weightings:
+            total = sum(weights)
+            if total <= 0:
+                continue
+            y = [w / total for w in weights]
+            work = max(work, sum(min(y[d] * self.times[i][d] for d in cands[i])
+                                 for i in range(n)))
+        return max(max(longest, default=0.0), work)

@@ -15,12 +15,14 @@ from tfx.core.devices import DeviceSet
 from tfx.core.eager import make_node_def
 from tfx.core.errors import InvalidArgumentError, NotFoundError, ResourceExhaustedError
 from tfx.core.graph import Graph
+from tfx.core.graph_io import load_graph
 from tfx.core.placer import place, simulate
 from tfx.protos import graph_pb2
 
 CPU0 = "/job:localhost/replica:0/task:0/device:CPU:0"
 CPU1 = "/job:localhost/replica:0/task:0/device:CPU:1"
 GPU0 = "/job:localhost/replica:0/task:0/device:GPU:0"
+DATA = Path(__file__).resolve().parent.parent / "data" / "conformance"
 
 
 def _node(op: str, name: str, inputs: list[str], attrs: dict, device: str = "",
@@ -282,3 +284,51 @@ def test_placing_a_large_graph_is_fast() -> None:
     place(graph, DeviceSet.from_names("cpu:0,cpu:1"))
     assert time.perf_counter() - start < 2.0
     assert all(n.device for n in graph)
+
+
+def _split_towers(count: int = 4, depth: int = 4) -> Graph:
+    nodes = [_node("Placeholder", "x", [], {"dtype": "float32", "shape": (512, 1024)}),
+             _node("Const", "axis", [], {"dtype": "int32", "value": np.int32(0)}),
+             _node("Split", "split", ["axis", "x"], {"T": "float32", "num_split": count})]
+    for t in range(count):
+        prev = f"split:{t}"
+        for i in range(depth):
+            nodes.append(_node("Placeholder", f"t{t}/w{i}", [], {"dtype": "float32",
+                                                                 "shape": (1024, 1024)}))
+            nodes.append(_node("MatMul", f"t{t}/mm{i}", [prev, f"t{t}/w{i}"],
+                               {"T": "float32"}))
+            prev = f"t{t}/mm{i}"
+    nodes.append(_node("AddN", "sum", [f"t{t}/mm{depth - 1}" for t in range(count)],
+                       {"T": "float32", "N": count}))
+    return _graph(*nodes)
+
+
+def test_a_chain_is_placed_as_a_unit() -> None:
+    # One MatMul alone costs less than moving its input, but a whole tower does not: each
+    # tower goes to its own device, never split.
+    graph = _split_towers()
+    placement = place(graph, DeviceSet.from_names("gpu:4"))
+    towers = [{graph.node(f"t{t}/mm{i}").device for i in range(4)} for t in range(4)]
+    assert all(len(devices) == 1 for devices in towers)
+    assert len(set().union(*towers)) == 4
+    assert placement.chosen.transfers == 6  # three slices out, three results back
+    assert placement.chosen.makespan < 0.5 * placement.baselines["single"].makespan
+
+
+def test_critical_work_first_on_mobilenet() -> None:
+    # Unfolded batch-norm arithmetic on constants is ready at once; placed before the
+    # convolutions it would delay them. Most-critical-first keeps the step near the bound.
+    graph = Graph.from_graph_def(load_graph(str(DATA / "mobilenet_v2_frozen.pb")))
+    placement = place(graph, DeviceSet.from_names("cpu:0,gpu:2"))
+    assert placement.chosen is placement.greedy
+    assert placement.chosen.makespan < 1.3 * placement.lower_bound
+    assert placement.chosen.makespan < 0.6 * placement.baselines["single"].makespan
+
+
+@pytest.mark.parametrize("devices", ["cpu:0,cpu:1", "cpu:0,gpu:2", "gpu:4"])
+def test_the_lower_bound_is_below_every_placement(devices: str) -> None:
+    for graph in (_towers(), _chain(), _split_towers(), _variable()):
+        placement = place(graph, DeviceSet.from_names(devices))
+        reports = [placement.greedy, *placement.baselines.values()]
+        assert all(r.makespan >= placement.lower_bound * (1 - 1e-9) for r in reports)
+        assert placement.lower_bound > 0

@@ -1,0 +1,395 @@
+"""Placement: quality of the greedy placer, its speed, and what two devices buy at run time.
+
+    python benchmarks/placement.py [--only quality scaling runtime] [--max-nodes N] [--json]
+
+* quality: the greedy placement's simulated makespan against the lower bound
+  max(critical path at each node's fastest device, total work / total device
+  speed), beside the two baselines (everything on the best single device, and
+  TensorFlow's default placer), on layered random DAGs over 4 devices, a
+  4-tower model over 4 simulated GPUs, the seed paper's Figure 4 sharded
+  embedding over ps tasks, and mobilenet_v2_frozen over 1 CPU + 2 simulated
+  GPUs. Target: greedy within 1.3x of the bound.
+* scaling: seconds to place (cost model included) layered DAGs of 1,000 to
+  100,000 nodes on 4 devices. Target: 10,000 nodes in under 2 s.
+* runtime: a two-tower graph of large MatMuls run on two virtual CPU devices
+  and on one, interleaved step by step (median of each). Target: 1.6x. A
+  plain Session (whose executor hands large kernels to a pool of its own) and
+  two bare numpy threads are timed beside them, to show how much parallelism
+  the machine offered while measuring.
+
+Targets are printed beside the figures; they are goals to read, not assertions.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+CONFORMANCE = ROOT / "tests" / "data" / "conformance"
+QUALITY_TARGET = 1.3
+SCALING_TARGET_S = 2.0
+SPEEDUP_TARGET = 1.6
+
+
+# --- graphs ------------------------------------------------------------------------------
+
+
+class _Builder:
+    """Appends NodeDefs to a GraphDef; `device` and `colocate` become the TF fields."""
+
+    def __init__(self) -> None:
+        from tfx.protos import graph_pb2
+
+        self.graph_def = graph_pb2.GraphDef()
+        self.graph_def.versions.producer = 1994
+
+    def __call__(self, op: str, name: str, inputs: list[str] | tuple = (), device: str = "",
+                 colocate: str = "", **attrs: Any) -> str:
+        from tfx.core.eager import make_node_def
+
+        node_def = make_node_def(op, name, list(inputs), attrs)
+        node_def.device = device
+        if colocate:
+            node_def.attr["_class"].list.s.append(f"loc:@{colocate}".encode())
+        self.graph_def.node.append(node_def)
+        return name
+
+
+def layered_dag(layers: int, width: int, size: int, seed: int = 0, heavy: float = 0.5):
+    """A random layered DAG over one tensor shape (size x size): each node reads one or two
+    nodes of the previous layers; a share `heavy` of them are MatMuls with their own
+    weight, the rest Tanh (one input) or Add (two)."""
+    rng = np.random.default_rng(seed)
+    node = _Builder()
+    shape = (size, size)
+    previous = [node("Placeholder", "x", dtype="float32", shape=shape)]
+    earlier: list[str] = []
+    for layer in range(layers):
+        current = []
+        pool = previous + earlier[-width:]
+        for k in range(width):
+            name = f"l{layer}/n{k}"
+            first = previous[int(rng.integers(len(previous)))]
+            roll = rng.random()
+            if roll < heavy:
+                weight = node("Placeholder", f"{name}/w", dtype="float32", shape=shape)
+                current.append(node("MatMul", name, [first, weight], T="float32"))
+            elif roll < heavy + (1 - heavy) / 2 or len(pool) < 2:
+                current.append(node("Tanh", name, [first], T="float32"))
+            else:
+                second = pool[int(rng.integers(len(pool)))]
+                current.append(node("AddV2", name, [first, second], T="float32"))
+        earlier += previous
+        previous = current
+    return node.graph_def
+
+
+def towers(count: int = 4, depth: int = 8, batch: int = 512, hidden: int = 2048):
+    """Data-parallel towers: the batch split `count` ways, each slice through `depth`
+    MatMul + Relu layers (weights as placeholders), the towers' outputs summed."""
+    node = _Builder()
+    x = node("Placeholder", "x", dtype="float32", shape=(batch, hidden))
+    axis = node("Const", "split/axis", dtype="int32", value=np.int32(0))
+    node("Split", "split", [axis, x], T="float32", num_split=count)
+    outs = []
+    for t in range(count):
+        prev = f"split:{t}"
+        for i in range(depth):
+            w = node("Placeholder", f"tower{t}/w{i}", dtype="float32", shape=(hidden, hidden))
+            mm = node("MatMul", f"tower{t}/mm{i}", [prev, w], T="float32")
+            prev = node("Relu", f"tower{t}/relu{i}", [mm], T="float32")
+        outs.append(prev)
+    node("AddN", "sum", outs, T="float32", N=count)
+    return node.graph_def
+
+
+def sharded_embedding(shards: int = 4, vocab: int = 1_000_000, dim: int = 128,
+                      batch: int = 16384, hidden: int = 1024):
+    """Figure 4 of the seed paper: ids partitioned by shard, a Gather on each ps task where
+    its shard lives, DynamicStitch back on the worker, then a dense layer."""
+    node = _Builder()
+    ids = node("Placeholder", "ids", dtype="int64", shape=(batch,))
+    n = node("Const", "shards", dtype="int64", value=np.int64(shards))
+    part = node("FloorMod", "part", [ids, n], T="int64")
+    part32 = node("Cast", "part32", [part], SrcT="int64", DstT="int32")
+    local = node("FloorDiv", "local", [ids, n], T="int64")
+    count = node("Size", "count", [ids], T="int64", out_type="int32")
+    zero = node("Const", "zero", dtype="int32", value=np.int32(0))
+    one = node("Const", "one", dtype="int32", value=np.int32(1))
+    positions = node("Range", "positions", [zero, count, one], Tidx="int32")
+    node("DynamicPartition", "split_ids", [local, part32], T="int64", num_partitions=shards)
+    node("DynamicPartition", "split_pos", [positions, part32], T="int32",
+         num_partitions=shards)
+    gathered = []
+    for s in range(shards):
+        ps = f"/job:ps/task:{s}"
+        table = node("VariableV2", f"emb_{s}", device=ps, dtype="float32",
+                     shape=(vocab // shards, dim))
+        gathered.append(node("Gather", f"gather_{s}", [table, f"split_ids:{s}"],
+                             colocate=table, Tparams="float32", Tindices="int64"))
+    stitched = node("DynamicStitch", "stitch",
+                    [f"split_pos:{s}" for s in range(shards)] + gathered, T="float32",
+                    N=shards)
+    w1 = node("Placeholder", "dense/w", dtype="float32", shape=(dim, hidden))
+    h = node("Relu", "dense/relu", [node("MatMul", "dense/mm", [stitched, w1], T="float32")],
+             T="float32")
+    w2 = node("Placeholder", "out/w", dtype="float32", shape=(hidden, hidden))
+    node("MatMul", "out/mm", [h, w2], T="float32")
+    return node.graph_def
+
+
+def _ps_cluster(shards: int):
+    from tfx.core.devices import DeviceSet
+
+    return DeviceSet.from_spec({
+        "devices": [{"job": "ps", "task": s, "type": "CPU"} for s in range(shards)]
+        + [{"job": "worker", "type": "CPU"}, {"job": "worker", "type": "GPU", "count": 1}],
+        "links": [
+            {"between": ["/job:worker", "/job:worker"], "bandwidth": 1.2e10, "latency": 1e-5},
+            {"between": ["/job:ps", ""], "bandwidth": 1.25e9, "latency": 5e-5},
+        ],
+        "client": "/job:worker/device:CPU:0",
+    }, "ps cluster")
+
+
+def _mobilenet():
+    from tfx.core.graph_io import load_graph
+
+    return load_graph(str(CONFORMANCE / "mobilenet_v2_frozen.pb"))
+
+
+# --- quality -----------------------------------------------------------------------------
+
+
+def quality() -> list[dict[str, Any]]:
+    from tfx.core.cost_model import CostModel
+    from tfx.core.devices import DeviceSet
+    from tfx.core.graph import Graph
+    from tfx.core.placer import place
+
+    cases = [
+        ("layered DAG 20x8, 4 CPUs", lambda: layered_dag(20, 8, 256, seed=1), "cpu:4"),
+        ("layered DAG 40x16, 4 CPUs", lambda: layered_dag(40, 16, 256, seed=2), "cpu:4"),
+        ("layered DAG 30x6, CPU + 2 GPUs", lambda: layered_dag(30, 6, 2048, seed=3),
+         "cpu:0,gpu:2"),
+        ("same, 512x512 tensors", lambda: layered_dag(30, 6, 512, seed=3), "cpu:0,gpu:2"),
+        ("4 towers, 4 GPUs", towers, "gpu:4"),
+        ("sharded embedding, 4 ps + worker", sharded_embedding, "ps"),
+        ("mobilenet_v2_frozen, CPU + 2 GPUs", _mobilenet, "cpu:0,gpu:2"),
+    ]
+    rows = []
+    for name, build, devices in cases:
+        device_set = _ps_cluster(4) if devices == "ps" else DeviceSet.from_names(devices)
+        graph = Graph.from_graph_def(build())
+        cost = CostModel(graph)
+        start = time.perf_counter()
+        placement = place(graph, device_set, cost_model=cost)
+        seconds = time.perf_counter() - start
+        greedy = placement.greedy
+        rows.append({
+            "graph": name,
+            "nodes": len(graph),
+            "devices": len(device_set),
+            "lower_bound_s": placement.lower_bound,
+            "greedy_s": greedy.makespan,
+            "single_s": placement.baselines["single"].makespan,
+            "default_s": placement.baselines["default"].makespan,
+            "chosen": placement.chosen.strategy,
+            "ratio": placement.chosen.makespan / placement.lower_bound,
+            "greedy_ratio": greedy.makespan / placement.lower_bound,
+            "transfers": placement.chosen.transfers,
+            "ccr": _ccr(graph, device_set, cost),
+            "place_s": seconds,
+        })
+    return rows
+
+
+def _ccr(graph, device_set, cost) -> float:
+    """Communication-to-computation ratio: the mean time to move a tensor edge over the
+    slowest link, over the mean time of a node that does work on its fastest device."""
+    from tfx.core.cost_model import FREE_OPS
+
+    links = [device_set.link(a.name, b.name) for a in device_set for b in device_set
+             if a is not b]
+    slowest = min(links, key=lambda link: link.bandwidth)
+    edges = [cost.output_bytes(s.node)[s.index] for n in graph for s in n.inputs
+             if s.node.op not in FREE_OPS]
+    work = [min(cost.compute_time(n, d) for d in device_set) for n in graph
+            if n.op not in FREE_OPS]
+    if not edges or not work:
+        return 0.0
+    return statistics.mean(slowest.time(b) for b in edges) / statistics.mean(work)
+
+
+def _print_quality(rows: list[dict[str, Any]]) -> None:
+    print(f"\nquality: simulated makespan (ms); target chosen/bound <= {QUALITY_TARGET}; "
+          "CCR: transfer time of an edge / time of a node")
+    head = (f"{'graph':34} {'nodes':>6} {'CCR':>5} {'bound':>9} {'greedy':>9} {'single':>9} "
+            f"{'TF dflt':>9} {'chosen':>7} {'/bound':>7} {'pairs':>6}")
+    print(head)
+    print("-" * len(head))
+    for r in rows:
+        chosen = "greedy" if r["chosen"] == "greedy" else r["chosen"].split(":")[0]
+        mark = "" if r["ratio"] <= QUALITY_TARGET else "  (over target)"
+        print(f"{r['graph']:34} {r['nodes']:>6} {r['ccr']:>5.2f} "
+              f"{r['lower_bound_s'] * 1e3:>9.3f} {r['greedy_s'] * 1e3:>9.3f} "
+              f"{r['single_s'] * 1e3:>9.3f} {r['default_s'] * 1e3:>9.3f} {chosen:>7} "
+              f"{r['ratio']:>6.2f}x {r['transfers']:>6}{mark}")
+
+
+# --- scaling -----------------------------------------------------------------------------
+
+
+def scaling(max_nodes: int) -> list[dict[str, Any]]:
+    from tfx.core.cost_model import CostModel
+    from tfx.core.devices import DeviceSet
+    from tfx.core.graph import Graph
+    from tfx.core.placer import place
+
+    rows = []
+    devices = DeviceSet.from_names("cpu:4")
+    for nodes in (1_000, 10_000, 30_000, 100_000):
+        if nodes > max_nodes:
+            break
+        width = 50
+        # About 1.5 nodes per DAG node (MatMul weights): layers sized to reach `nodes`.
+        graph_def = layered_dag(max(1, round(nodes / width / 1.5)), width, 16, seed=nodes)
+        graph = Graph.from_graph_def(graph_def)
+        start = time.perf_counter()
+        cost = CostModel(graph)
+        costed = time.perf_counter()
+        place(graph, devices, cost_model=cost)
+        done = time.perf_counter()
+        rows.append({"nodes": len(graph), "cost_model_s": costed - start,
+                     "place_s": done - costed, "total_s": done - start})
+    return rows
+
+
+def _print_scaling(rows: list[dict[str, Any]]) -> None:
+    print(f"\nscaling: seconds to place on 4 devices (target: 10,000 nodes < "
+          f"{SCALING_TARGET_S:.0f} s)")
+    print(f"{'nodes':>8} {'cost model':>11} {'placer':>8} {'total':>8} {'us/node':>8}")
+    for r in rows:
+        print(f"{r['nodes']:>8} {r['cost_model_s']:>11.3f} {r['place_s']:>8.3f} "
+              f"{r['total_s']:>8.3f} {r['total_s'] / r['nodes'] * 1e6:>8.1f}")
+
+
+# --- runtime -----------------------------------------------------------------------------
+
+
+def two_tower_graph(size: int, depth: int, seed: int = 0):
+    rng = np.random.default_rng(seed)
+    node = _Builder()
+    node("Placeholder", "x", dtype="float32", shape=(size, size))
+    for tower in "ab":
+        prev = "x"
+        for i in range(depth):
+            weight = (rng.standard_normal((size, size)) / np.sqrt(size)).astype(np.float32)
+            node("Const", f"{tower}{i}/w", dtype="float32", value=weight)
+            prev = node("MatMul", f"{tower}{i}", [prev, f"{tower}{i}/w"], T="float32")
+    node("AddV2", "out", [f"a{depth - 1}", f"b{depth - 1}"], T="float32")
+    return node.graph_def
+
+
+def runtime(size: int, depth: int, repeat: int) -> dict[str, Any]:
+    from tfx.core.multi_device import MultiDeviceSession
+    from tfx.core.session import Session
+
+    graph_def = two_tower_graph(size, depth)
+    x = np.random.default_rng(1).standard_normal((size, size)).astype(np.float32)
+    feeds = {"x:0": x}
+    sessions = {
+        "one device": MultiDeviceSession(graph_def, devices="cpu:0"),
+        "two devices": MultiDeviceSession(graph_def, devices="cpu:0,cpu:1"),
+        "Session": Session(graph_def),
+    }
+    reference = sessions["Session"].run("out:0", feeds)
+    placed = sessions["two devices"].graph
+    towers_apart = placed.node("a0").device != placed.node("b0").device
+    for sess in sessions.values():
+        np.testing.assert_allclose(sess.run("out:0", feeds), reference, rtol=1e-5, atol=1e-4)
+    a = np.ones((size, size), np.float32)
+
+    def work() -> None:
+        for _ in range(depth):
+            a @ a
+
+    def threads() -> None:
+        pair = [threading.Thread(target=work) for _ in range(2)]
+        for t in pair:
+            t.start()
+        for t in pair:
+            t.join()
+
+    steps = {name: (lambda s=sess: s.run("out:0", feeds)) for name, sess in sessions.items()}
+    steps["numpy, serial"] = lambda: (work(), work())
+    steps["numpy, 2 threads"] = threads
+    times: dict[str, list[float]] = {name: [] for name in steps}
+    for _ in range(repeat):  # interleaved, so load changes hit every variant alike
+        for name, step in steps.items():
+            start = time.perf_counter()
+            step()
+            times[name].append(time.perf_counter() - start)
+    for sess in sessions.values():
+        sess.close()
+    medians = {name: statistics.median(t) for name, t in times.items()}
+    return {
+        "size": size, "depth": depth, "repeat": repeat, "towers_on_two_devices": towers_apart,
+        "median_s": medians,
+        "speedup": medians["one device"] / medians["two devices"],
+        "machine_parallelism": medians["numpy, serial"] / medians["numpy, 2 threads"],
+    }
+
+
+def _print_runtime(result: dict[str, Any]) -> None:
+    print(f"\nruntime: two towers of {result['depth']} MatMuls {result['size']}x"
+          f"{result['size']}, median of {result['repeat']} interleaved steps")
+    for name, seconds in result["median_s"].items():
+        print(f"  {name:18} {seconds * 1e3:9.1f} ms")
+    print(f"  two devices vs one: {result['speedup']:.2f}x (target {SPEEDUP_TARGET}x); "
+          f"the machine gave two numpy threads {result['machine_parallelism']:.2f}x")
+    if not result["towers_on_two_devices"]:
+        print("  note: the placer kept both towers on one device")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--only", nargs="*", choices=("quality", "scaling", "runtime"),
+                        default=None)
+    parser.add_argument("--max-nodes", type=int, default=100_000)
+    parser.add_argument("--size", type=int, default=1024, help="runtime: MatMul size")
+    parser.add_argument("--depth", type=int, default=4, help="runtime: MatMuls per tower")
+    parser.add_argument("--repeat", type=int, default=15, help="runtime: steps per variant")
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args(argv)
+    only = set(args.only or ("quality", "scaling", "runtime"))
+    results: dict[str, Any] = {}
+    if "quality" in only:
+        results["quality"] = quality()
+        if not args.json:
+            _print_quality(results["quality"])
+    if "scaling" in only:
+        results["scaling"] = scaling(args.max_nodes)
+        if not args.json:
+            _print_scaling(results["scaling"])
+    if "runtime" in only:
+        results["runtime"] = runtime(args.size, args.depth, args.repeat)
+        if not args.json:
+            _print_runtime(results["runtime"])
+    if args.json:
+        json.dump(results, sys.stdout, indent=1)
+        print()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
