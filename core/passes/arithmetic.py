@@ -106,7 +106,8 @@ def _drop_neutral(graph: Graph, node: Node, shapes: dict, ctx: PassContext) -> b
         value = const_value(const)
         if value.size == 0 or not bool(np.all(value == neutral)):
             continue
-        if bypass(graph, node, other, ctx):
+        # The constant's control inputs (a cond branch's pivot) move to the readers.
+        if bypass(graph, node, other, ctx, extra_controls=const.control_inputs):
             remove_if_unused(graph, const, ctx)
             return True
     return False

@@ -170,24 +170,28 @@ def add_const(graph: Graph, name: str, value: np.ndarray, dtype: dtypes.DType,
                           make_const_attr(value, dtype), device)
 
 
-def bypass(graph: Graph, node: Node, source: Output, ctx: PassContext) -> bool:
+def bypass(graph: Graph, node: Node, source: Output, ctx: PassContext,
+           extra_controls: Iterable[Node] = ()) -> bool:
     """Make every reader of `node:0` read `source` instead, and remove `node`.
 
-    The node's control inputs move to its readers and its control readers wait
-    for `source`'s node instead (unless it is fed), so every dependency still holds. Refused
-    (False) for kept nodes, for nodes with several outputs, and where moving
-    edges would touch control flow.
+    The node's control inputs (and `extra_controls`: those of inputs the rewrite
+    drops, such as a neutral constant's) move to its readers and its control
+    readers wait for `source`'s node instead (unless it is fed), so every
+    dependency, and the deadness it carries, still holds. Refused (False) for
+    kept nodes, for nodes with several outputs, and where moving edges would
+    touch control flow.
     """
     if ctx.is_kept(node) or node.num_outputs != 1:
         return False
     users = list(node.users)
-    if node.control_inputs and any(u.op in CONTROL_FLOW_OPS for u in users):
+    moved = list(dict.fromkeys([*node.control_inputs, *extra_controls]))
+    if moved and any(u.op in CONTROL_FLOW_OPS for u in users):
         return False
     control_readers = [u for u in users if node in u.control_inputs]
     if control_readers and source.node.op in CONTROL_FLOW_OPS:
         return False
     for user in users:
-        for control in node.control_inputs:
+        for control in moved:
             if control is not user:
                 graph.add_control_input(user, control)
     for user in control_readers:

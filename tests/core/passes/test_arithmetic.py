@@ -97,3 +97,20 @@ def test_reshapes_collapse(builder, kit) -> None:
     graph, changed = _simplify(graph, kit, ["x"], ["r2", "out"])
     assert changed and "r1" not in graph and "r3" not in graph
     kit.assert_same(want, kit.run(graph, ["r2:0", "out:0"], feeds))
+
+
+def test_a_neutral_constant_in_a_cond_branch_keeps_the_branch_dead(builder, kit) -> None:
+    x = builder.placeholder("x", shape=[2])
+    pred = builder.placeholder("pred", dtype="bool", shape=[])
+    switch = builder.op("Switch", "switch", [x, pred])
+    pivot = builder.op("Identity", "pivot_t", [f"{switch}:1"])
+    one = builder.const("one", 1.0, controls=[pivot])  # a constant of the true branch
+    taken = builder.op("Mul", "times_one", [x, one])  # reads x from outside the cond
+    other = builder.op("Neg", "other", [f"{switch}:0"])
+    builder.op("Merge", "merge", [taken, other], N=2)
+    builder.op("Identity", "out", ["merge"])
+    graph = builder.graph()
+    feeds = {"x:0": np.array([1.0, -2.0], np.float32), "pred:0": False}
+    want = kit.run(graph, ["out:0"], feeds)
+    graph, _ = _simplify(graph, kit, ["x", "pred"], ["out"])
+    kit.assert_same(want, kit.run(graph, ["out:0"], feeds))  # the false branch's value

@@ -4,7 +4,8 @@ The graphs mix what the passes look for: duplicate nodes and constants (CSE),
 neutral constants (arithmetic), identities with control inputs, constant
 subtrees and shapes (folding), reshapes and transposes, MatMul/BiasAdd/
 activation chains and per-channel scales (weight folding, fusion), dead nodes
-(pruning) and redundant control edges (dependency). Every tensor is float32 of
+(pruning), redundant control edges (dependency) and v1 conds whose untaken
+branch must stay dead. Every tensor is float32 of
 a shape with six elements. The exact passes must give the same bits, the
 others the same values up to rounding.
 """
@@ -24,6 +25,7 @@ CONST_VALUES = [0.0, 1.0, -1.0, 0.5, 2.0]
 FEEDS = {
     "x:0": np.linspace(-1.5, 1.5, 6, dtype=np.float32).reshape(2, 3),
     "y:0": np.array([[0.25, -2.0, 1.0], [3.0, -0.5, 0.0]], np.float32),
+    "pred:0": np.array(False),
 }
 
 
@@ -33,6 +35,7 @@ def graphs(draw, builder_type):
     b = builder_type()
     b.placeholder("x", shape=(2, 3))
     b.placeholder("y", shape=(2, 3))
+    b.placeholder("pred", dtype="bool", shape=())
     pool: list[tuple[str, tuple]] = [("x", (2, 3)), ("y", (2, 3))]
     nodes: list[str] = []
     count = draw(st.integers(3, 14))
@@ -40,7 +43,7 @@ def graphs(draw, builder_type):
         name = f"n{i}"
         kind = draw(st.sampled_from(
             ["unary", "binary", "const_binary", "reshape", "transpose", "linear", "repeat",
-             "const_tree", "shape_reshape"]))
+             "const_tree", "shape_reshape", "cond"]))
         src, shape = pool[draw(st.integers(0, len(pool) - 1))]
         controls = [draw(st.sampled_from(nodes))] if nodes and draw(st.booleans()) else []
         if kind == "unary":
@@ -96,6 +99,18 @@ def graphs(draw, builder_type):
                                               np.float32))
             c2 = b.op("Neg", f"{name}/neg", [c1])
             b.op("AddV2", name, [src, c2])
+        elif kind == "cond":  # a v1 cond on `pred`; the true branch may read x from outside
+            switch = b.op("Switch", f"{name}/switch", [src, "pred"])
+            pivot_t = b.op("Identity", f"{name}/pivot_t", [f"{switch}:1"])
+            pivot_f = b.op("Identity", f"{name}/pivot_f", [f"{switch}:0"])
+            const = b.const(f"{name}/c", draw(st.sampled_from(CONST_VALUES)),
+                            controls=[pivot_t])
+            operand = pivot_t if draw(st.booleans()) else src
+            taken = b.op(draw(st.sampled_from(BINARY)), f"{name}/t", [operand, const])
+            other = b.op(draw(st.sampled_from(UNARY)), f"{name}/f", [pivot_f])
+            branches = [taken, other] if draw(st.booleans()) else [other, taken]
+            b.op("Merge", f"{name}/merge", branches, N=2)
+            b.op("Identity", name, [f"{name}/merge"])
         else:  # Reshape(x, Shape(y)) where y has the shape wanted: shape folding
             target, tshape = pool[draw(st.integers(0, len(pool) - 1))]
             shape_of = b.op("Shape", f"{name}/shape", [target], out_type="int32")
@@ -110,7 +125,8 @@ def graphs(draw, builder_type):
 def _check(kit, builder, fetches, **options) -> None:
     graph = builder.graph()
     want = kit.run(graph, fetches, FEEDS)
-    result = optimize(graph, inputs=["x", "y"], outputs=fetches, validate_each=True, **options)
+    result = optimize(graph, inputs=["x", "y", "pred"], outputs=fetches, validate_each=True,
+                      **options)
     got = kit.run(result.graph, fetches, FEEDS)
     exact = options.get("level") == "basic"
     kit.assert_same(want, got, exact=exact)
