@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from tfx.cli import common
+
+if TYPE_CHECKING:
+    from tfx.core.graph import Graph
 
 HELP = """Cut PLACED (a graph whose nodes all have full device names, e.g. from `tfx place`)
 into one graph per device, written to DIR with an index.json of devices and rendezvous keys.
@@ -79,3 +82,34 @@ def _print_index(label: str, directory: str, index: dict) -> None:
     common.console.print(table)
     common.console.print(f"{len(transfers)} Send/Recv pair(s); index: {directory}/index.json",
                          highlight=False, markup=False)
+
+
+def load_placed(path: str) -> Graph:
+    """A placed graph: a graph file, or a folder `tfx partition` wrote (joined back).
+
+    The folder's index.json names the partition files; without one, every .pb/.pbtxt
+    in the folder is a partition.
+    """
+    import json
+    from pathlib import Path
+
+    from tfx.core.errors import InvalidArgumentError
+    from tfx.core.partitioner import merge
+
+    folder = Path(path)
+    if path == "-" or not folder.is_dir():
+        return common.load_graph_ir(path)
+    index = folder / "index.json"
+    if index.exists():
+        try:
+            files = [entry["file"] for entry in json.loads(index.read_text())["devices"]]
+        except (ValueError, KeyError, TypeError) as exc:
+            raise InvalidArgumentError(f"{index}: not a tfx partition index ({exc})") from None
+    else:
+        files = sorted(p.name for p in folder.iterdir() if p.suffix in (".pb", ".pbtxt"))
+    if not files:
+        raise InvalidArgumentError(f"{path}: a folder, but it holds no partition graphs")
+    try:
+        return merge([common.load_graph_ir(str(folder / name)) for name in files])
+    except InvalidArgumentError as exc:
+        raise InvalidArgumentError(f"{path}: {exc}") from None

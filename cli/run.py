@@ -155,7 +155,7 @@ def run(
 
     previous_limit = limits.set_max_tensor_bytes(max_tensor_bytes) if max_tensor_bytes else None
     try:
-        ir = common.load_graph_ir(graph)
+        ir = common.load_graph_ir(graph) if devices is None else _load_placed(graph)
         feeds = _feeds_by_step(feed)
         fetches = list(dict.fromkeys(common.tensor_name(name) for name in fetch))
         targets = list(dict.fromkeys(target))
@@ -193,6 +193,13 @@ def run(
         }, indent=None)  # tensors as one line each would be hundreds of lines
     elif output is None:
         _print_table(common.graph_label(graph), results, dtypes, targets, defaulted)
+
+
+def _load_placed(graph: str) -> Graph:
+    """With --devices, GRAPH may also be a folder of partitions from `tfx partition`."""
+    from tfx.cli.partition import load_placed
+
+    return load_placed(graph)
 
 
 def _session(ir: Graph, timeout: float | None, devices: str | None) -> Session:

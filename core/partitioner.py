@@ -23,7 +23,7 @@ Feeds and fetches stay where their nodes are; the runner
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -292,3 +292,93 @@ class _Builder:
         self.transfers.append(Transfer(source, tensor_name, src, dst, self.incarnations[src],
                                        send_name, recv_name, dummy))
         return recv_name
+
+
+# --- joining partitions back --------------------------------------------------------------
+
+_SENDS = ("_Send", "_HostSend")
+_RECVS = ("_Recv", "_HostRecv")
+
+
+def merge(partitions: Sequence[Graph]) -> Graph:
+    """Join partition graphs into the placed graph they were cut from (`partition`'s inverse).
+
+    Each `_Recv` is matched to the `_Send` with the same `tensor_name`, `send_device`
+    and `recv_device`; a data use of the Recv reads the Send's input again, a control
+    use becomes a control edge from the node the Send carries (through the dummy tensor
+    of a control edge). Dummy tensors left without readers are dropped.
+
+    Args:
+        partitions: the per-device graphs (e.g. the files `tfx partition` wrote).
+
+    Returns:
+        The placed graph, every node keeping its device.
+
+    Raises:
+        InvalidArgumentError: a Recv without its Send, or a node name used twice.
+
+    Example:
+        >>> placed = merge(partition(graph).graphs.values())
+    """
+    sends: dict[tuple[str, str, str], Node] = {}
+    for graph in partitions:
+        for node in graph:
+            if node.op in _SENDS:
+                sends[_transfer_key(node)] = node
+    data_of: dict[str, str] = {}  # Recv name -> the tensor it carries ("node" or "node:k")
+    control_of: dict[str, str] = {}  # Recv name -> the node its arrival stands for
+    dummies: set[str] = set()
+    for graph in partitions:
+        for node in graph:
+            if node.op not in _RECVS:
+                continue
+            send = sends.get(_transfer_key(node))
+            if send is None:
+                name, src, dst = _transfer_key(node)
+                raise InvalidArgumentError(
+                    f"_Recv {node.name!r} on {dst} waits for tensor {name!r} from {src}, but "
+                    "no partition has the _Send of it"
+                )
+            source = send.inputs[0]
+            data_of[node.name] = _tensor_ref(source)
+            control_of[node.name] = source.node.name
+            if _is_dummy(source.node):
+                dummies.add(source.node.name)
+                control_of[node.name] = source.node.control_inputs[0].name
+    used_dummies: set[str] = set()
+    node_defs = []
+    for graph in partitions:
+        for node in graph:
+            if node.op in _SENDS or node.op in _RECVS:
+                continue
+            node_def = node.to_node_def()
+            del node_def.input[:]
+            for source in node.inputs:
+                name = source.node.name
+                ref = data_of[name] if name in data_of else _tensor_ref(source)
+                used_dummies.add(ref.split(":")[0])
+                node_def.input.append(ref)
+            for control in node.control_inputs:
+                node_def.input.append("^" + control_of.get(control.name, control.name))
+            node_defs.append(node_def)
+    graph_def = graph_pb2.GraphDef()
+    if partitions:
+        graph_def.versions.CopyFrom(partitions[0].versions)
+        if partitions[0].library.ByteSize():
+            graph_def.library.CopyFrom(partitions[0].library)
+    graph_def.node.extend(d for d in node_defs
+                          if d.name not in dummies or d.name in used_dummies)
+    return Graph.from_graph_def(graph_def)
+
+
+def _transfer_key(node: Node) -> tuple[str, str, str]:
+    attrs = node.attrs
+    return (str(attrs["tensor_name"]), str(attrs["send_device"]), str(attrs["recv_device"]))
+
+
+def _is_dummy(node: Node) -> bool:
+    """The empty float Const `partition` sends for a control edge."""
+    if node.op != "Const" or node.inputs or len(node.control_inputs) != 1:
+        return False
+    value = node.attrs.get("value")
+    return isinstance(value, np.ndarray) and value.size == 0

@@ -109,3 +109,24 @@ def test_partitions_run_with_the_same_values(tmp_path: Path, capsys) -> None:
                                    "--feed", f"x={x}", "--fetch", "c", "--json")
     assert code == 0, stderr
     assert json.loads(stdout)["fetches"][0]["value"] == [3.0, 0.0]
+
+
+def test_run_a_folder_of_partitions(tmp_path: Path, capsys) -> None:
+    case = CONFORMANCE / "mlp_frozen.pb"
+    placed = tmp_path / "placed.pb"
+    assert tfx_cli(capsys, "place", str(case), "--devices", "cpu:0,cpu:1", "-o",
+                   str(placed))[0] == 0
+    assert tfx_cli(capsys, "partition", str(placed), "-o", str(tmp_path / "parts"))[0] == 0
+    x = tmp_path / "x.npy"
+    np.save(x, np.random.default_rng(0).standard_normal((16, 784)).astype(np.float32))
+    outputs = []
+    for graph, extra in ((str(case), []),
+                         (str(tmp_path / "parts"), ["--devices", "cpu:0,cpu:1"])):
+        code, stdout, stderr = tfx_cli(capsys, "run", graph, "--feed", f"x:0={x}", "--json",
+                                       *extra)
+        assert code == 0, stderr
+        outputs.append(json.loads(stdout)["fetches"])
+    assert outputs[0] == outputs[1]
+    (tmp_path / "parts" / "index.json").write_text("[]")
+    code, _, stderr = tfx_cli(capsys, "run", str(tmp_path / "parts"), "--devices", "cpu:0")
+    assert code == 2 and "index.json: not a tfx partition index" in stderr

@@ -195,3 +195,21 @@ def test_runtime_devices() -> None:
     simulated = DeviceSet.from_names("gpu:1").devices[0]
     with pytest.raises(UnimplementedError, match="is simulated"):
         create_device(simulated)
+
+
+@pytest.mark.gpu
+def test_gpu_device_copies_to_and_from_host() -> None:
+    cupy = pytest.importorskip("cupy")
+    if cupy.cuda.runtime.getDeviceCount() < 1:
+        pytest.skip("no CUDA GPU")
+    from dataclasses import replace
+
+    from tfx.core.devices import GPUDevice
+
+    device = create_device(replace(DeviceSet.from_names("gpu:1").devices[0], local=True))
+    assert isinstance(device, GPUDevice)
+    value = np.arange(6, dtype=np.float32).reshape(2, 3)
+    on_gpu = device.copy_from_host(value)
+    assert isinstance(on_gpu, cupy.ndarray)
+    np.testing.assert_array_equal(device.copy_to_host(on_gpu * 2), value * 2)
+    assert device.allocate((4,), np.float32).shape == (4,)

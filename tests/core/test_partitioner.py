@@ -14,7 +14,7 @@ from tfx.core.eager import make_node_def
 from tfx.core.errors import InvalidArgumentError
 from tfx.core.graph import Graph
 from tfx.core.graph_io import load_graph
-from tfx.core.partitioner import file_name, partition
+from tfx.core.partitioner import file_name, merge, partition
 from tfx.core.placer import place
 from tfx.core.rendezvous import create_key
 from tfx.protos import graph_pb2
@@ -142,3 +142,29 @@ def test_loops_stay_on_one_device() -> None:
     body.device = other
     with pytest.raises(InvalidArgumentError, match=r"crosses from .* inside loop frame"):
         partition(graph)
+
+
+def _edges(graph: Graph) -> dict[str, tuple[list[str], str]]:
+    return {n.name: (list(n.to_node_def().input), n.device) for n in graph}
+
+
+@pytest.mark.parametrize("name", ["mlp_train_adagrad", "cond_v1", "while_v1", "fifo_queue",
+                                  "mobilenet_v2_frozen"])
+def test_merge_joins_partitions_back(name: str) -> None:
+    graph = Graph.from_graph_def(load_graph(str(DATA / f"{name}.pb")))
+    place(graph, DeviceSet.from_names("cpu:0,cpu:1,cpu:2"))
+    parts = partition(graph)
+    if name in ("mlp_train_adagrad", "mobilenet_v2_frozen"):
+        assert len(parts.graphs) >= 2 and parts.transfers
+    assert _edges(merge(list(parts.graphs.values()))) == _edges(graph)
+
+
+def test_merge_of_control_edges_and_missing_sends() -> None:
+    graph = _placed()
+    parts = partition(graph)
+    merged = merge(list(parts.graphs.values()))
+    assert _edges(merged) == _edges(graph)  # the dummy tensor is gone, ^a is back
+    with pytest.raises(InvalidArgumentError,
+                       match=r"_Recv 'x/_1' on .*CPU:1 waits for tensor 'edge_0_x' from "
+                             r".*CPU:0, but no partition has the _Send of it"):
+        merge([parts.graphs[CPU1]])
