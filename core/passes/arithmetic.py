@@ -125,6 +125,15 @@ def _broadcast_keeps(x_shape: tuple | None, c_shape: tuple) -> bool:
     return True
 
 
+def _waits(producer: Node, ctx: PassContext) -> list[Node]:
+    """What a reader of `producer` waits for once it no longer reads it: a constant's
+    control inputs (a cond branch's pivot), another node itself (its deadness), nothing
+    for a fed node (fed values are never dead, and a fed placeholder must not run)."""
+    if ctx.is_opaque(producer):
+        return []
+    return list(producer.control_inputs) if producer.op == "Const" else [producer]
+
+
 def _const_ints(node: Node, ctx: PassContext) -> list[int] | None:
     if not is_const(node, ctx):
         return None
@@ -137,7 +146,7 @@ def _simplify_transpose(graph: Graph, node: Node, ctx: PassContext) -> bool:
     if outer_perm is None:
         return False
     if outer_perm == list(range(len(outer_perm))):
-        return bypass(graph, node, node.inputs[0], ctx)
+        return bypass(graph, node, node.inputs[0], ctx, _waits(node.inputs[1].node, ctx))
     inner = _producer(node, 0, "Transpose", ctx)
     if inner is None:
         return False
@@ -146,13 +155,14 @@ def _simplify_transpose(graph: Graph, node: Node, ctx: PassContext) -> bool:
         return False
     combined = [inner_perm[p] for p in outer_perm]
     source = inner.inputs[0]
+    old_perm, inner_perm_node = node.inputs[1].node, inner.inputs[1].node
+    waits = list(dict.fromkeys([*old_perm.control_inputs, *inner_perm_node.control_inputs]))
     if combined == list(range(len(combined))):
-        changed = bypass(graph, node, source, ctx)
+        changed = bypass(graph, node, source, ctx, waits)
     else:
-        old_perm = node.inputs[1].node
         perm_type = node.attrs["Tperm"]
         perm = add_const(graph, f"{node.name}/perm", np.asarray(combined, perm_type.np),
-                         perm_type, old_perm.device, old_perm.control_inputs)
+                         perm_type, old_perm.device, waits)
         graph.set_input(node, 0, source)
         graph.set_input(node, 1, perm.output(0))
         remove_if_unused(graph, old_perm, ctx)
@@ -167,10 +177,12 @@ def _simplify_reshape(graph: Graph, node: Node, shapes: dict, ctx: PassContext) 
     out_shape = shape_of(node.output(0), shapes)
     in_shape = shape_of(source, shapes)
     if out_shape is not None and out_shape == in_shape and None not in out_shape:
-        return bypass(graph, node, source, ctx)
+        return bypass(graph, node, source, ctx, _waits(node.inputs[1].node, ctx))
     inner = _producer(node, 0, "Reshape", ctx)
     if inner is None:
         return False
+    for control in _waits(inner.inputs[1].node, ctx):
+        graph.add_control_input(node, control)
     graph.set_input(node, 0, inner.inputs[0])
     remove_if_unused(graph, inner, ctx)
     return True

@@ -139,10 +139,17 @@ def _scaled_filter(node: Node, scale: np.ndarray, on_output: bool) -> np.ndarray
     return w.astype(weights.dtype)
 
 
-def _set_filter(graph: Graph, node: Node, weights: np.ndarray, ctx: PassContext) -> None:
+def _controls(*consts: Node) -> list[Node]:
+    """The control inputs of the constants a new constant is made from: it inherits them,
+    so it still waits for (and is dead with) whatever they did, e.g. a cond's pivot."""
+    return list(dict.fromkeys(c for const in consts for c in const.control_inputs))
+
+
+def _set_filter(graph: Graph, node: Node, weights: np.ndarray, ctx: PassContext,
+                folded: tuple[Node, ...] = ()) -> None:
     old = node.inputs[1].node
     new = add_const(graph, f"{node.name}/folded_filter", weights, node.output_types[0],
-                    old.device, old.control_inputs)
+                    old.device, _controls(old, *folded))
     graph.set_input(node, 1, new.output(0))
     remove_if_unused(graph, old, ctx)
 
@@ -205,10 +212,12 @@ def _fold_scale_after(graph: Graph, mul: Node, ctx: PassContext) -> bool:
     scale = _channel_vector(const_value(const), rank, axis, channels)
     if scale is None:
         return False
-    _set_filter(graph, producer, _scaled_filter(producer, scale, on_output=True), ctx)
+    _set_filter(graph, producer, _scaled_filter(producer, scale, on_output=True), ctx,
+                (const,))
     if bias_node is not None:
         bias = const_value(bias_node.inputs[1].node)
-        _set_bias(graph, bias_node, (bias.astype(np.float64) * scale).astype(bias.dtype), ctx)
+        _set_bias(graph, bias_node, (bias.astype(np.float64) * scale).astype(bias.dtype), ctx,
+                  (const,))
     _absorb(graph, mul, head, ctx)
     remove_if_unused(graph, const, ctx)
     return True
@@ -231,7 +240,7 @@ def _fold_scale_before(graph: Graph, mul: Node, ctx: PassContext) -> bool:
     scale = _channel_vector(const_value(const), *layout)
     if scale is None:
         return False
-    _set_filter(graph, linear, _scaled_filter(linear, scale, on_output=False), ctx)
+    _set_filter(graph, linear, _scaled_filter(linear, scale, on_output=False), ctx, (const,))
     graph.set_input(linear, 0, source)
     remove_if_unused(graph, mul, ctx)
     return True
@@ -245,10 +254,11 @@ def _bias_axis(bias_add: Node, rank: int) -> int:
     return 1 if bias_add.attrs.get("data_format", "NHWC") == "NCHW" else rank - 1
 
 
-def _set_bias(graph: Graph, bias_add: Node, value: np.ndarray, ctx: PassContext) -> None:
+def _set_bias(graph: Graph, bias_add: Node, value: np.ndarray, ctx: PassContext,
+              folded: tuple[Node, ...] = ()) -> None:
     old = bias_add.inputs[1].node
     new = add_const(graph, f"{bias_add.name}/folded_bias", value, bias_add.output_types[0],
-                    old.device, old.control_inputs)
+                    old.device, _controls(old, *folded))
     graph.set_input(bias_add, 1, new.output(0))
     remove_if_unused(graph, old, ctx)
 
@@ -294,7 +304,7 @@ def _merge_biases(graph: Graph, add: Node, inner: Node, const: Node, ctx: PassCo
     if old.ndim != 1 or value.ndim > 1 or value.size not in (1, old.shape[0]):
         return False
     shift = np.broadcast_to(value.astype(np.float64), old.shape)
-    _set_bias(graph, inner, (old.astype(np.float64) + shift).astype(old.dtype), ctx)
+    _set_bias(graph, inner, (old.astype(np.float64) + shift).astype(old.dtype), ctx, (const,))
     _absorb(graph, add, inner, ctx)
     remove_if_unused(graph, const, ctx)
     return True
@@ -326,24 +336,27 @@ def _fold_batch_norm(graph: Graph, bn: Node, ctx: PassContext) -> bool:
         "data_format": graph_pb2.AttrValue(s=data_format.encode()),
     }
     channel_axis = 3 if data_format == "NHWC" else 1
+    statistics = [s.node for s in bn.inputs[1:]]
+    controls = _controls(*statistics)
     if (
         _linear(producer, ctx)
         and sole_reader(producer, bn)
         and same_device(producer, bn)
         and _out_layout(producer)[1:] == (channel_axis, gain.size)
     ):
-        _set_filter(graph, producer, _scaled_filter(producer, gain, on_output=True), ctx)
+        _set_filter(graph, producer, _scaled_filter(producer, gain, on_output=True), ctx,
+                    tuple(statistics))
         data = source
     else:
         shape = (-1,) if data_format == "NHWC" else (-1, 1, 1)
         gain_const = add_const(graph, f"{bn.name}/gain", gain.astype(dtype.np).reshape(shape),
-                               dtype, bn.device)
+                               dtype, bn.device, controls)
         mul = graph.add_node(graph.unique_name(f"{bn.name}/scale"), "Mul",
                              [source, gain_const.output(0)], (),
                              {"T": graph_pb2.AttrValue(type=dtype.enum)}, bn.device)
         data = mul.output(0)
-    bias = add_const(graph, f"{bn.name}/shift", shift.astype(dtype.np), dtype, bn.device)
-    statistics = [s.node for s in bn.inputs[1:]]
+    bias = add_const(graph, f"{bn.name}/shift", shift.astype(dtype.np), dtype, bn.device,
+                     controls)
     replace_node(graph, bn, "BiasAdd", [data, bias.output(0)], bias_attrs)
     for const in statistics:
         remove_if_unused(graph, const, ctx)

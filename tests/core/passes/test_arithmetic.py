@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from tfx.core.passes.arithmetic import simplify_arithmetic
 
@@ -99,18 +100,30 @@ def test_reshapes_collapse(builder, kit) -> None:
     kit.assert_same(want, kit.run(graph, ["r2:0", "out:0"], feeds))
 
 
-def test_a_neutral_constant_in_a_cond_branch_keeps_the_branch_dead(builder, kit) -> None:
-    x = builder.placeholder("x", shape=[2])
+@pytest.mark.parametrize("taken_op", ["Mul", "Transpose", "Reshape"])
+def test_a_constant_of_a_cond_branch_keeps_the_branch_dead(builder, kit, taken_op) -> None:
+    x = builder.placeholder("x", shape=[1, 2])
     pred = builder.placeholder("pred", dtype="bool", shape=[])
     switch = builder.op("Switch", "switch", [x, pred])
     pivot = builder.op("Identity", "pivot_t", [f"{switch}:1"])
-    one = builder.const("one", 1.0, controls=[pivot])  # a constant of the true branch
-    taken = builder.op("Mul", "times_one", [x, one])  # reads x from outside the cond
+    # A constant of the true branch (it waits for the pivot), read with x from outside
+    # the cond: the rewrite drops the constant, and the branch must stay dead.
+    if taken_op == "Mul":
+        one = builder.const("one", 1.0, controls=[pivot])
+        taken = builder.op("Mul", "taken", [x, one])
+    elif taken_op == "Transpose":
+        perm = builder.const("perm", [0, 1], "int32", controls=[pivot])
+        taken = builder.op("Transpose", "taken", [x, perm], Tperm="int32")
+    else:
+        shape = builder.const("shape", [1, 2], "int32", controls=[pivot])
+        taken = builder.op("Reshape", "taken", [x, shape], Tshape="int32")
     other = builder.op("Neg", "other", [f"{switch}:0"])
-    builder.op("Merge", "merge", [taken, other], N=2)
+    builder.op("Identity", "read", [taken])
+    builder.op("Merge", "merge", ["read", other], N=2)
     builder.op("Identity", "out", ["merge"])
     graph = builder.graph()
-    feeds = {"x:0": np.array([1.0, -2.0], np.float32), "pred:0": False}
+    feeds = {"x:0": np.array([[1.0, -2.0]], np.float32), "pred:0": False}
     want = kit.run(graph, ["out:0"], feeds)
-    graph, _ = _simplify(graph, kit, ["x", "pred"], ["out"])
+    graph, changed = _simplify(graph, kit, ["x", "pred"], ["out"])
+    assert changed and "taken" not in graph
     kit.assert_same(want, kit.run(graph, ["out:0"], feeds))  # the false branch's value

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from tfx.core.errors import InvalidArgumentError
 from tfx.core.passes.weight_folding import fold_weights
 
 RNG = np.random.default_rng(11)
@@ -117,3 +118,24 @@ def test_what_must_not_change_stays(builder, kit) -> None:
                "training_bn", "kept_bn", "mean_out"]
     graph, changed = _fold(builder.graph(), kit, outputs)
     assert not changed
+
+
+def test_a_scale_of_a_cond_branch_keeps_the_branch_dead(builder, kit) -> None:
+    x = RNG.standard_normal((2, 3)).astype(np.float32)
+    builder.placeholder("x", shape=x.shape)
+    builder.placeholder("pred", dtype="bool", shape=())
+    builder.op("Switch", "switch", ["x", "pred"])
+    pivot = builder.op("Identity", "pivot_t", ["switch:1"])
+    mm = builder.op("MatMul", "mm", ["x", builder.const("w", RNG.standard_normal((3, 3)))])
+    scale = builder.const("s", [1.0, 2.0, 3.0], controls=[pivot])  # of the true branch
+    builder.op("Mul", "scaled", [mm, scale])
+    builder.op("Identity", "read", ["scaled"])
+    graph = builder.graph()
+    live = {"x:0": x, "pred:0": True}
+    want = kit.run(graph, ["read:0"], live)
+    graph, changed = fold_weights(graph, kit.context(["x", "pred"], ["read"]))
+    graph.validate()
+    assert changed and "scaled" not in graph and graph.node("mm").op == "MatMul"
+    kit.assert_same(want, kit.run(graph, ["read:0"], live), exact=False)
+    with pytest.raises(InvalidArgumentError, match="dead"):  # the untaken branch stays dead
+        kit.run(graph, ["read:0"], {"x:0": x, "pred:0": False})
