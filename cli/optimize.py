@@ -122,7 +122,8 @@ def _print_report(label: str, output: str | None, report: OptimizeReport) -> Non
     # With the graph on stdout, the report goes to stderr.
     console: Console = common.err_console if output == "-" else common.console
     before, after = report.before, report.after
-    summary = Table(title=f"{label}: optimized ({report.level})", title_justify="left")
+    console.print(Text(f"{label}: optimized ({report.level})", style="bold"))
+    summary = Table()
     for column in ("", "before", "after", "change"):
         summary.add_column(column, justify="left" if not column else "right")
     rows = [
