@@ -5,6 +5,10 @@ session (`tfx.core.training_loop`): `--init` ops first, a progress bar on
 stderr, the fetched values every `--every K` steps as a table on stdout (or a
 JSON list of per-step records), and with `--checkpoint-dir` periodic, kill-safe
 checkpoints and a restore of the latest one on start.
+
+`--trace` and `--profile` record the step(s) (not the `--init` ops) with
+`tfx.core.trace`: a trace-event timeline, and benchmark_model's tables on
+stderr plus a per-node cost file for `tfx place --profile`.
 """
 
 from __future__ import annotations
@@ -55,7 +59,22 @@ tfx run train.pb --init init --target train --fetch loss --steps 100 --every 10 
     --feed 'x:0=data.npz:x{step%5}' --feed 'y:0=data.npz:y{step%5}' \
     --checkpoint-dir runs/a --save-every 20 --keep 3 --keep-best loss
 ```
+
+Profiling: `--trace FILE` writes the kernels of the step(s) as a Chrome trace-event
+timeline (open it in https://ui.perfetto.dev or chrome://tracing): one track per
+device and executor thread, Send/Recv joined by arrows. `--profile` prints the
+slowest nodes and the time per op type on stderr, and writes each node's measured
+time per step and output sizes to `--profile-out FILE` (default profile.json), which
+`tfx place --profile` reads.
+
+```
+tfx run model.pb --feed x:0=x.npy --trace trace.json
+tfx run model.pb --feed x:0=x.npy --steps 20 --profile-out prof.json
+tfx place model.pb --devices cpu:0,cpu:1 --profile prof.json -o placed.pb
+```
 """
+
+DEFAULT_PROFILE = "profile.json"
 
 _STEP_TEMPLATE = re.compile(r"\{step(?:%(\d+))?\}")
 
@@ -139,6 +158,24 @@ def run(
                      help="Also keep the checkpoint with the best value of this fetched "
                           "scalar (min by default)."),
     ] = None,
+    trace: Annotated[
+        str | None,
+        typer.Option("--trace", metavar="FILE",
+                     help="Write the step's kernel timeline as Chrome trace-event JSON "
+                          "(Perfetto, chrome://tracing)."),
+    ] = None,
+    profile: Annotated[
+        bool,
+        typer.Option("--profile",
+                     help="Print the slowest nodes and the time per op type (stderr); write "
+                          "per-node costs for tfx place --profile to --profile-out."),
+    ] = False,
+    profile_out: Annotated[
+        str | None,
+        typer.Option("--profile-out", metavar="FILE",
+                     help=f"Where --profile writes the per-node costs (default "
+                          f"{DEFAULT_PROFILE}); implies --profile."),
+    ] = None,
 ) -> None:
     import numpy as np
 
@@ -152,6 +189,10 @@ def run(
         raise typer.BadParameter("the graph and a feed cannot both come from stdin",
                                  param_hint="'--feed'")
     _check_loop_options(steps, every, checkpoint_dir, save_every, keep, keep_best)
+    if profile or profile_out is not None:
+        profile_out = profile_out or DEFAULT_PROFILE
+    _check_profile_options(trace, profile_out)
+    recorder = _StepRecorder() if trace is not None or profile_out is not None else None
 
     previous_limit = limits.set_max_tensor_bytes(max_tensor_bytes) if max_tensor_bytes else None
     try:
@@ -165,13 +206,19 @@ def run(
         with _session(ir, timeout, devices) as sess:
             if steps is not None:
                 config = _checkpoint_config(checkpoint_dir, save_every, keep, keep_best)
-                _run_steps(sess, common.graph_label(graph), fetches, targets, init, feeds,
-                           steps, every or 1, config, timeout, output, as_json)
+                ran = _run_steps(sess, common.graph_label(graph), fetches, targets, init,
+                                 feeds, steps, every or 1, config, timeout, output, as_json,
+                                 recorder)
+                if recorder is not None:
+                    recorder.report(sess, ran, trace, profile_out)
                 return
             if init:
                 sess.run(list(dict.fromkeys(init)))
-            values = sess.run(fetches + targets, feeds(0))
+            with _recording(recorder):
+                values = sess.run(fetches + targets, feeds(0))
             dtypes = [str(sess.graph.tensor(name).dtype.base) for name in fetches]
+            if recorder is not None:
+                recorder.report(sess, 1, trace, profile_out)
     finally:
         if previous_limit is not None:
             limits.set_max_tensor_bytes(previous_limit)
@@ -193,6 +240,81 @@ def run(
         }, indent=None)  # tensors as one line each would be hundreds of lines
     elif output is None:
         _print_table(common.graph_label(graph), results, dtypes, targets, defaulted)
+
+
+# --- --trace and --profile ---------------------------------------------------------------------
+
+
+def _check_profile_options(trace: str | None, profile_out: str | None) -> None:
+    for path, option in ((trace, "--trace"), (profile_out, "--profile-out")):
+        if path is None:
+            continue
+        if path == "-" or not path:
+            raise typer.BadParameter("name a file to write", param_hint=f"'{option}'")
+        if path.endswith((".pb", ".pbtxt")):
+            # `tfx run --trace model.pb` took the graph's name for the file to write.
+            raise typer.BadParameter(f"{path} looks like a graph; this writes JSON",
+                                     param_hint=f"'{option}'")
+    if trace is not None and trace == profile_out:
+        raise typer.BadParameter("--trace and --profile-out would write the same file",
+                                 param_hint="'--profile-out'")
+
+
+class _StepRecorder:
+    """The kernels of the steps run under `--trace`/`--profile`, and what is made of them."""
+
+    def __init__(self) -> None:
+        from tfx.core.trace import StepTrace
+
+        self.trace = StepTrace()
+
+    def report(self, sess: Session, steps: int, trace_path: str | None,
+               profile_path: str | None) -> None:
+        """Write the trace, print the profile tables and write the cost file."""
+        recorded = self.trace
+        if trace_path is not None:
+            recorded.write(trace_path)
+            _note(f"wrote {len(recorded.events)} kernel slice(s) to {trace_path} "
+                  "(open in https://ui.perfetto.dev or chrome://tracing)")
+        if profile_path is None:
+            return
+        measured = recorded.profile(max(1, steps))
+        common.err_console.print(measured.to_text(), highlight=False, markup=False,
+                                 soft_wrap=True, end="")
+        device = _measured_device(sess)
+        costs = measured.cost_profile(device.name, device.device_type, device.flops)
+        _write_json(profile_path, costs)
+        _note(f"wrote the costs of {len(costs['nodes'])} node(s) to {profile_path} "
+              "(for tfx place --profile)")
+
+
+@contextmanager
+def _recording(recorder: _StepRecorder | None) -> Iterator[None]:
+    if recorder is None:
+        yield
+        return
+    from tfx.core.trace import recording
+
+    with recording(recorder.trace):
+        yield
+
+
+def _measured_device(sess: Session) -> Any:
+    """The device the costs were measured on: the session's first (local CPU) device."""
+    device_set = getattr(sess, "device_set", None)
+    if device_set is None:
+        from tfx.core.devices import DeviceSet
+
+        device_set = DeviceSet.local(1)
+    return device_set.devices[0]
+
+
+def _write_json(path: str, data: Any) -> None:
+    import json
+
+    from tfx.core import fileio
+
+    fileio.atomic_write_bytes(path, (json.dumps(data, indent=1) + "\n").encode("utf-8"))
 
 
 def _load_placed(graph: str) -> Graph:
@@ -314,7 +436,8 @@ def _checkpoint_config(directory: str | None, save_every: str | None, keep: int 
 def _run_steps(sess: Session, label: str, fetches: list[str], targets: list[str],
                init: list[str], feeds: Callable[[int], dict[str, Any]], steps: int, every: int,
                config: CheckpointConfig | None, timeout: float | None, output: str | None,
-               as_json: bool) -> None:
+               as_json: bool, recorder: _StepRecorder | None = None) -> int:
+    """Run the loop, showing rows and checkpoints as they come; return the steps run."""
     import time
 
     from tfx.core.training_loop import TrainingLoop
@@ -333,7 +456,7 @@ def _run_steps(sess: Session, label: str, fetches: list[str], targets: list[str]
     records: list[dict[str, Any]] = []
     last: StepResult | None = None
     began = time.monotonic()
-    with _progress(steps, start) as (progress, task):
+    with _progress(steps, start) as (progress, task), _recording(recorder):
         for result in loop.run():
             last = result
             if result.checkpoint is not None:
@@ -359,6 +482,7 @@ def _run_steps(sess: Session, label: str, fetches: list[str], targets: list[str]
     elif not fetches and targets and output is None:
         common.console.print(f"ran {len(targets)} target(s) {ran} time(s): {', '.join(targets)}",
                              highlight=False, markup=False, soft_wrap=True)
+    return ran
 
 
 def _note(text: str) -> None:

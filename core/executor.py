@@ -34,7 +34,7 @@ import queue
 import threading
 import time
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -355,8 +355,25 @@ class _Step:
         return progressed
 
 
+# While a step trace records (`tfx.core.trace.recording`), each plan is swapped for its
+# traced copy before it runs; when none records, this one check is all tracing costs.
+_trace_hook: Callable[[Plan], Plan] | None = None
+
+
+def set_trace_hook(hook: Callable[[Plan], Plan] | None) -> Callable[[Plan], Plan] | None:
+    """Have every `run_plan` in the process run `hook(plan)` instead; return the previous hook.
+
+    Used by `tfx.core.trace.recording`; None turns tracing off.
+    """
+    global _trace_hook
+    previous, _trace_hook = _trace_hook, hook
+    return previous
+
+
 def run_plan(plan: Plan, feed_values: Sequence[Any], state: StepState) -> list[Any]:
     """Run one step; return the fetched values in plan order."""
+    if _trace_hook is not None:
+        plan = _trace_hook(plan)
     step = _Step(plan, state)
     root = step.root
     for value, edges in zip(feed_values, plan.feed_edges):

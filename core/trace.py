@@ -16,8 +16,11 @@ node and per op type, as TensorFlow's benchmark_model reports them, and
 `OpProfile.cost_profile()` writes the measured per-node costs in the
 `tfx-profile` format the placer reads.
 
-Until the executor calls a tracer itself, `instrument(plan, tracer)` wraps a
-plan's kernels so that each call reports to the tracer.
+`with recording(trace):` traces every step the process runs meanwhile, in any
+session and on any thread (a multi-device step's partitions too): the executor
+then runs each plan's traced copy, made once per plan by `instrument`, whose
+kernels report every call. Outside such a block the executor pays one check
+per step.
 """
 
 from __future__ import annotations
@@ -26,7 +29,8 @@ import json
 import threading
 import time
 from collections import defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -69,8 +73,9 @@ class StepTrace:
             (optional: without it, no flow arrows are drawn).
 
     Example:
-        >>> trace = StepTrace(graph)
-        >>> sess.run(fetches, feeds, tracer=trace)       # once the executor takes a tracer
+        >>> trace = StepTrace()
+        >>> with recording(trace):
+        ...     sess.run(fetches, feeds)
         >>> trace.write("trace.json")
         >>> print(trace.profile().to_text())
     """
@@ -78,12 +83,35 @@ class StepTrace:
     def __init__(self, graph: Graph | None = None) -> None:
         self.events: list[KernelEvent] = []
         self._transfer_keys: dict[str, tuple[str, str, str]] = {}
+        self._traced: dict[int, tuple[Plan, Plan]] = {}  # id(plan) -> (plan, traced copy)
+        self._lock = threading.Lock()
         if graph is not None:
             for node in graph:
                 if node.op in SEND_OPS or node.op in RECV_OPS:
                     self._transfer_keys[node.name] = tuple(  # type: ignore[assignment]
                         _string_attr(node, key)
                         for key in ("tensor_name", "send_device", "recv_device"))
+
+    def traced_plan(self, plan: Plan) -> Plan:
+        """The copy of `plan` whose kernels report to this trace (made once per plan).
+
+        Send/Recv kernels also give their rendezvous attrs, so the flows are drawn for
+        partitions the trace was not given the graph of.
+        """
+        with self._lock:
+            entry = self._traced.get(id(plan))
+            if entry is not None and entry[0] is plan:
+                return entry[1]
+            for node in plan.nodes:
+                if node.op in SEND_OPS or node.op in RECV_OPS:
+                    attrs = getattr(node.kernel, "attrs", None) or {}
+                    self._transfer_keys[node.name] = tuple(  # type: ignore[assignment]
+                        str(attrs.get(key, ""))
+                        for key in ("tensor_name", "send_device", "recv_device"))
+            traced = instrument(plan, self)
+            # Holding the plan keeps its id from being reused by another plan.
+            self._traced[id(plan)] = (plan, traced)
+            return traced
 
     def __call__(self, name: str, op: str, device: str, start_ns: int, end_ns: int,
                  outputs: Sequence[Any]) -> None:
@@ -278,7 +306,39 @@ class OpProfile:
         }
 
 
-# --- until the executor calls a tracer itself --------------------------------------------------
+# --- recording: the executor runs traced plans ------------------------------------------------
+
+_recording_lock = threading.Lock()
+
+
+@contextmanager
+def recording(trace: StepTrace) -> Iterator[StepTrace]:
+    """Trace every step run in this process (any session, any thread) inside the block.
+
+    One trace records at a time: a nested or concurrent `recording` fails.
+
+    Example:
+        >>> trace = StepTrace()
+        >>> with recording(trace):
+        ...     sess.run("probs:0", {"x:0": x})
+        >>> trace.write("trace.json")
+    """
+    from tfx.core import executor
+    from tfx.core.errors import FailedPreconditionError
+
+    with _recording_lock:
+        previous = executor.set_trace_hook(trace.traced_plan)
+        if previous is not None:
+            executor.set_trace_hook(previous)
+            raise FailedPreconditionError("a step trace is already recording")
+    try:
+        yield trace
+    finally:
+        with _recording_lock:
+            executor.set_trace_hook(None)
+
+
+# --- traced kernels ----------------------------------------------------------------------------
 
 
 class _TracedKernel:

@@ -97,3 +97,61 @@ def test_profile_tables_and_the_cost_file() -> None:
     assert costs["nodes"]["mm"] == {"time": 0.004, "output_bytes": [40]}
     assert costs["nodes"]["relu"]["output_bytes"] == [40, 40]
     assert profile.to_dict()["ops"][0]["op"] == "MatMul"
+
+
+def test_recording_traces_session_steps_and_then_stops() -> None:
+    import pytest
+
+    from tfx.core import executor
+    from tfx.core.errors import FailedPreconditionError
+    from tfx.core.session import Session
+    from tfx.core.trace import recording
+
+    sess = Session(CONFORMANCE / "mlp_frozen.pb")
+    x = np.load(CONFORMANCE / "mlp_frozen.inputs.npz")["x"]
+    sess.run("probs:0", {"x:0": x})  # the plan is built and cached before the trace starts
+    trace = StepTrace()
+    with recording(trace):
+        expected = sess.run("probs:0", {"x:0": x})
+        again = sess.run("probs:0", {"x:0": x})
+        with pytest.raises(FailedPreconditionError, match="already recording"):
+            with recording(StepTrace()):
+                pass
+    np.testing.assert_array_equal(expected, again)
+    per_step = len(trace.events) // 2
+    assert per_step > 0 and len(trace.events) == 2 * per_step
+    assert len(trace._traced) == 1  # the cached plan was instrumented once
+    assert executor._trace_hook is None
+    sess.run("probs:0", {"x:0": x})
+    assert len(trace.events) == 2 * per_step  # nothing recorded after the block
+
+    try:
+        with recording(trace):
+            raise KeyError("boom")
+    except KeyError:
+        pass
+    assert executor._trace_hook is None
+
+
+def test_send_recv_pairs_come_from_the_kernels_without_a_graph() -> None:
+    from tfx.core.eager import make_node_def
+    from tfx.core.multi_device import MultiDeviceSession
+    from tfx.core.trace import recording
+
+    graph_def = graph_pb2.GraphDef()
+    for op, name, inputs, attrs, device in [
+        ("Placeholder", "x", [], {"dtype": "float32", "shape": ()}, "/device:CPU:0"),
+        ("Neg", "neg", ["x"], {"T": "float32"}, "/device:CPU:1"),
+        ("Abs", "abs", ["neg"], {"T": "float32"}, "/device:CPU:0"),
+    ]:
+        node_def = make_node_def(op, name, inputs, attrs)
+        node_def.device = device
+        graph_def.node.append(node_def)
+    trace = StepTrace()  # no graph: the partitions' Send/Recv kernels carry the keys
+    with MultiDeviceSession(graph_def, "cpu:0,cpu:1") as sess, recording(trace):
+        assert sess.run("abs:0", {"x:0": np.float32(-2)}) == 2
+    events = trace.to_chrome_trace()["traceEvents"]
+    starts = [e for e in events if e["ph"] == "s"]
+    ends = [e for e in events if e["ph"] == "f"]
+    assert starts and len(starts) == len(ends)
+    assert all(s["pid"] != f["pid"] for s, f in zip(starts, ends))
