@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import pytest
@@ -114,3 +115,59 @@ def test_bad_input_is_one_line(capsys, tmp_path: Path) -> None:
     empty.mkdir()
     code, _, err = tfx_cli(capsys, "viz", str(empty), "--terminal")
     assert code == 2 and "no .pb or .pbtxt" in err
+
+
+def big_graph(path: Path) -> str:
+    """6,001 nodes: 60 towers of 100 scoped Relus, 12,061 boxes when fully expanded."""
+    from tfx.core.eager import make_node_def
+
+    graph_def = graph_pb2.GraphDef()
+    graph_def.node.append(make_node_def("Placeholder", "x", [], {"dtype": "float32"}))
+    for tower in range(60):
+        previous = "x"
+        for layer in range(100):
+            name = f"tower_{tower}/layer_{layer}/relu"
+            graph_def.node.append(make_node_def("Relu", name, [previous], {"T": "float32"}))
+            previous = name
+    path.write_bytes(graph_def.SerializeToString())
+    return str(path)
+
+
+def test_a_full_expansion_over_5000_boxes_warns_and_collapses(capsys, tmp_path: Path) -> None:
+    out = tmp_path / "big.html"
+    code, stdout, err = tfx_cli(capsys, "viz", big_graph(tmp_path / "big.pb"), "-o", str(out),
+                                "--expand-all", "--json")
+    assert code == 0, err
+    assert err.startswith("warning: expanding everything asked for would draw 12061 boxes "
+                          "(limit 5000)")
+    summary = json.loads(stdout)
+    assert summary["nodes"] == 6001 and 1000 < summary["visible_boxes"] <= 5000
+    assert summary["warnings"] and out.stat().st_size > 100_000
+
+
+def test_png_without_a_rasterizer_names_the_extra(capsys, tmp_path: Path,
+                                                  monkeypatch) -> None:
+    monkeypatch.setitem(sys.modules, "resvg_py", None)  # import fails as if not installed
+    monkeypatch.setitem(sys.modules, "cairosvg", None)
+    out = tmp_path / "m.png"
+    code, stdout, err = tfx_cli(capsys, "viz", MOBILENET, "-o", str(out))
+    assert code != 0 and not stdout and not out.exists()
+    assert len(err.strip().splitlines()) == 1
+    assert "pip install 'tfx-dataflow[png]'" in err and ".svg" in err
+
+
+def test_the_png_extra_is_declared_and_in_the_readme() -> None:
+    tomllib = pytest.importorskip("tomllib")
+    root = Path(__file__).parents[2]
+    project = tomllib.loads((root / "pyproject.toml").read_text())["project"]
+    assert project["name"] == "tfx-dataflow"
+    assert any(req.startswith("resvg-py") for req in project["optional-dependencies"]["png"])
+    assert "pip install 'tfx-dataflow[png]'" in (root / "README.md").read_text()
+
+
+def test_png_with_the_extra(capsys, tmp_path: Path) -> None:
+    pytest.importorskip("resvg_py", reason="the png extra (resvg-py) is not installed")
+    out = tmp_path / "m.png"
+    code, _, err = tfx_cli(capsys, "viz", MOBILENET, "-o", str(out))
+    assert code == 0, err
+    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
