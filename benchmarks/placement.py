@@ -81,7 +81,7 @@ def layered_dag(layers: int, width: int, size: int, seed: int = 0, heavy: float 
             first = previous[int(rng.integers(len(previous)))]
             roll = rng.random()
             if roll < heavy:
-                weight = node("Placeholder", f"{name}/w", dtype="float32", shape=shape)
+                weight = node("VariableV2", f"{name}/w", dtype="float32", shape=shape)
                 current.append(node("MatMul", name, [first, weight], T="float32"))
             elif roll < heavy + (1 - heavy) / 2 or len(pool) < 2:
                 current.append(node("Tanh", name, [first], T="float32"))
@@ -95,7 +95,7 @@ def layered_dag(layers: int, width: int, size: int, seed: int = 0, heavy: float 
 
 def towers(count: int = 4, depth: int = 8, batch: int = 512, hidden: int = 2048):
     """Data-parallel towers: the batch split `count` ways, each slice through `depth`
-    MatMul + Relu layers (weights as placeholders), the towers' outputs summed."""
+    MatMul + Relu layers (weights as variables), the towers' outputs summed."""
     node = _Builder()
     x = node("Placeholder", "x", dtype="float32", shape=(batch, hidden))
     axis = node("Const", "split/axis", dtype="int32", value=np.int32(0))
@@ -104,7 +104,7 @@ def towers(count: int = 4, depth: int = 8, batch: int = 512, hidden: int = 2048)
     for t in range(count):
         prev = f"split:{t}"
         for i in range(depth):
-            w = node("Placeholder", f"tower{t}/w{i}", dtype="float32", shape=(hidden, hidden))
+            w = node("VariableV2", f"tower{t}/w{i}", dtype="float32", shape=(hidden, hidden))
             mm = node("MatMul", f"tower{t}/mm{i}", [prev, w], T="float32")
             prev = node("Relu", f"tower{t}/relu{i}", [mm], T="float32")
         outs.append(prev)
@@ -139,10 +139,10 @@ def sharded_embedding(shards: int = 4, vocab: int = 1_000_000, dim: int = 128,
     stitched = node("DynamicStitch", "stitch",
                     [f"split_pos:{s}" for s in range(shards)] + gathered, T="float32",
                     N=shards)
-    w1 = node("Placeholder", "dense/w", dtype="float32", shape=(dim, hidden))
+    w1 = node("VariableV2", "dense/w", dtype="float32", shape=(dim, hidden))
     h = node("Relu", "dense/relu", [node("MatMul", "dense/mm", [stitched, w1], T="float32")],
              T="float32")
-    w2 = node("Placeholder", "out/w", dtype="float32", shape=(hidden, hidden))
+    w2 = node("VariableV2", "out/w", dtype="float32", shape=(hidden, hidden))
     node("MatMul", "out/mm", [h, w2], T="float32")
     return node.graph_def
 

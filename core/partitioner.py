@@ -16,8 +16,12 @@ cross-device loop control, so an edge that crosses devices inside a while
 loop is refused, naming the frame, the nodes and the devices. Conditionals
 need nothing special: a dead value crosses like a live one.
 
-Feeds and fetches stay where their nodes are; the runner
-(`tfx.core.multi_device`) gives a fed tensor to each partition that reads it.
+Feeds and fetches stay where their nodes are: the placer puts a placeholder
+that asks for no device on the client's device, where its feed arrives, and
+its readers elsewhere get a Send/Recv like any edge. The runner
+(`tfx.core.multi_device`) hands a fed tensor to each partition that reads it
+(when a tensor other than a placeholder is fed) and takes each fetch from the
+partition that computes it.
 """
 
 from __future__ import annotations

@@ -24,6 +24,9 @@ chain would finish first, and the chain's later work counts as that device's
 queue, so a tower is not split because one node costs less than a transfer);
 *ties go to the device already holding most of the inputs*.
 
+Feeds arrive at the client's device: a placeholder that asks for no device is
+placed there (the client is the set's first CPU unless a spec file names it).
+
 A device is sequential in the simulation: it runs one node at a time, as
 `tfx.core.multi_device` runs a partition.
 
@@ -150,6 +153,7 @@ def place(graph: Graph, device_set: DeviceSet, *, cost_model: CostModel | None =
     graph.validate()
     cost_model = cost_model or CostModel(graph)
     groups = colocation_groups(graph, device_set, soft_placement=soft_placement)
+    _feeds_at_client(groups, device_set)
     sim = _Simulator(graph, device_set, cost_model, groups)
 
     baselines: dict[str, SimulationReport] = {}
@@ -201,6 +205,19 @@ def simulate(graph: Graph, device_set: DeviceSet, cost_model: CostModel | None =
     sim = _Simulator(graph, device_set, cost_model, groups)
     report, _ = sim.run(lambda g, cands: cands[0], strategy)
     return report
+
+
+_FEED_OPS = ("Placeholder", "PlaceholderV2")
+
+
+def _feeds_at_client(groups: list[ColocationGroup], device_set: DeviceSet) -> None:
+    """A placeholder that asks for no device lives on the client's device, where its feed
+    arrives (as TensorFlow receives feeds there); its readers elsewhere get a transfer."""
+    client = device_set.get(device_set.client)
+    for group in groups:
+        if (len(group.members) == 1 and group.members[0].op in _FEED_OPS
+                and not group.members[0].device and client in group.devices):
+            group.devices = [client]
 
 
 def _rank(report: SimulationReport) -> tuple[bool, float]:
@@ -283,6 +300,7 @@ class _Simulator:
         for i in range(n):
             inputs = [p for p, _, _ in self.data_in[i]] + self.ctrl_in[i]
             if (len(self.users[i]) == 1 and group_sizes[self.group_of[i]] == 1
+                    and len(self.group_devices[self.group_of[i]]) > 1
                     and (not inputs or order[i].op in FREE_OPS)
                     and all(self.follows[p] == i for p in inputs)):
                 self.follows[i] = self.users[i][0]
