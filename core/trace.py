@@ -70,7 +70,7 @@ class StepTrace:
 
     Args:
         graph: the graph being run, to pair Send/Recv nodes by their rendezvous attrs
-            (optional: without it, no flow arrows are drawn).
+            (optional: plans traced through `traced_plan` give the keys themselves).
 
     Example:
         >>> trace = StepTrace()
@@ -166,6 +166,10 @@ class StepTrace:
             })
         for flow_id, (send, recv, tensor) in enumerate(self._transfer_pairs(events), start=1):
             (spid, stid, sts), (rpid, rtid, rts) = where[send], where[recv]
+            # A Recv usually starts waiting before its Send runs: the arrow lands inside
+            # the Recv slice no earlier than the Send, so it never points back in time.
+            rend = rts + max(events[recv].end_ns - events[recv].start_ns, 0) / 1000.0
+            rts = min(max(rts, sts), rend)
             out.append({"ph": "s", "id": flow_id, "cat": "transfer", "name": tensor,
                         "pid": spid, "tid": stid, "ts": round(sts, 3)})
             out.append({"ph": "f", "bp": "e", "id": flow_id, "cat": "transfer", "name": tensor,

@@ -142,8 +142,13 @@ def test_multi_device_trace_has_a_track_per_device_and_send_recv_flows(tmp_path:
     ends = {e["id"]: e for e in events if e["ph"] == "f"}
     assert starts and set(starts) == set(ends)
     for flow, start in starts.items():
-        assert start["pid"] != ends[flow]["pid"]  # each arrow crosses devices
+        end = ends[flow]
+        assert start["pid"] != end["pid"]  # each arrow crosses devices
         assert any(s["pid"] == start["pid"] and s["ts"] == start["ts"] for s in sends)
+        # ... forward in time, landing inside a Recv slice.
+        assert end["ts"] >= start["ts"]
+        assert any(r["pid"] == end["pid"] and r["ts"] <= end["ts"] <= r["ts"] + r["dur"]
+                   for r in recvs)
 
 
 def test_profile_prints_tables_and_writes_costs_that_tfx_place_reads(tmp_path: Path,
