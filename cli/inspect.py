@@ -9,6 +9,7 @@ import typer
 from tfx.cli import common
 
 if TYPE_CHECKING:
+    from tfx.core.graph import Graph
     from tfx.core.summarize import GraphSummary
 
 HELP = """Summarize GRAPH (a .pb/.pbtxt file, or - for stdin) without running it.
@@ -16,12 +17,14 @@ HELP = """Summarize GRAPH (a .pb/.pbtxt file, or - for stdin) without running it
 Shows the likely inputs (placeholders with dtype and shape), the likely outputs,
 the op histogram, the parameter count, the devices, and the ops tfx cannot run
 (unknown ops, ops without a CPU kernel). Works on graphs with unknown ops.
+`--tree` prints the name-scope tree instead, collapsed as `tfx viz` draws it.
 
 Examples:
 
 ```
 tfx inspect model.pb
 tfx inspect graphs/default.pbtxt --json
+tfx inspect model.pb --tree
 ```
 """
 
@@ -33,14 +36,37 @@ def inspect(
         str, typer.Argument(metavar="GRAPH", help="Graph file (.pb or .pbtxt), or - for stdin.")
     ],
     as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
+    tree: Annotated[
+        bool, typer.Option("--tree", help="Print the name-scope tree (as tfx viz --terminal).")
+    ] = False,
 ) -> None:
     from tfx.core.summarize import summarize_graph
 
-    summary = summarize_graph(common.load_graph_ir(graph))
+    if tree and as_json:
+        raise typer.BadParameter("--tree prints a tree; for JSON use tfx viz --json",
+                                 param_hint="'--tree'")
+    ir = common.load_graph_ir(graph)
+    if tree:
+        _print_tree(common.graph_label(graph), ir)
+        return
+    summary = summarize_graph(ir)
     if as_json:
         common.print_json({"graph": common.graph_label(graph), **summary.to_dict()})
     else:
         _print_summary(common.graph_label(graph), summary)
+
+
+def _print_tree(label: str, ir: Graph) -> None:
+    from tfx.core.viz import VizOptions, expansion
+    from tfx.core.viz.scopes import ScopeTree
+    from tfx.core.viz.terminal import scope_tree
+
+    scopes = ScopeTree(ir)
+    state = expansion(scopes, VizOptions())
+    for warning in scopes.warnings:
+        common.err_console.print(f"warning: {warning}", style="yellow", highlight=False,
+                                 soft_wrap=True)
+    common.console.print(scope_tree(scopes, state, label))
 
 
 def _print_summary(label: str, summary: GraphSummary) -> None:

@@ -99,3 +99,15 @@ def test_missing_input_node(capsys, tmp_path: Path) -> None:
 def test_help_has_an_example(capsys) -> None:
     code, out, _ = tfx_cli(capsys, "inspect", "--help")
     assert code == 0 and "tfx inspect model.pb" in out
+
+
+def test_tree_prints_the_collapsed_scope_tree(capsys, monkeypatch) -> None:
+    monkeypatch.setenv("COLUMNS", "200")
+    code, out, err = tfx_cli(capsys, "inspect", str(CONFORMANCE / "mobilenet_v2_frozen.pb"),
+                             "--tree")
+    assert code == 0, err
+    assert "(1053 nodes)" in out and "mobilenetv2_0.35_96_1/ 1050 nodes" in out
+    assert "block_3* 61 nodes" in out and "input  Placeholder" in out
+    assert "likely inputs" not in out  # the tree instead of the summary
+    code, out, err = tfx_cli(capsys, "inspect", DEFAULT, "--tree", "--json")
+    assert code == 2 and "--tree" in err and not out
