@@ -20,8 +20,13 @@ FUSED_OPS = {
     "_FusedDepthwiseConv2dNative": "DepthwiseConv2dNative",
     "_FusedMatMul": "MatMul",
 }
-# What may follow BiasAdd in `fused_ops` on CPU (TensorFlow's CPU kernels accept these).
-ACTIVATIONS = ("Relu", "Relu6", "Elu", "LeakyRelu")
+# What may follow BiasAdd in `fused_ops`, per fused op: what TensorFlow's CPU kernels
+# accept (its depthwise kernel has no LeakyRelu), so optimized graphs run there too.
+ACTIVATIONS = {
+    "_FusedConv2D": ("Relu", "Relu6", "Elu", "LeakyRelu"),
+    "_FusedDepthwiseConv2dNative": ("Relu", "Relu6", "Elu"),
+    "_FusedMatMul": ("Relu", "Relu6", "Elu", "LeakyRelu"),
+}
 _FUSED_ATTRS = ("fused_ops: list(string) = []", "epsilon: float = 0.0001",
                 "leakyrelu_alpha: float = 0.2")
 

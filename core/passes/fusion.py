@@ -1,6 +1,7 @@
 """Fusion: Conv2D/DepthwiseConv2dNative/MatMul + BiasAdd (+ activation) into one node.
 
-The chain `linear -> BiasAdd -> Relu|Relu6|Elu|LeakyRelu` (or `linear -> activation`,
+The chain `linear -> BiasAdd -> Relu|Relu6|Elu|LeakyRelu` (no LeakyRelu after a depthwise
+convolution, as TensorFlow's CPU kernels; or `linear -> activation`,
 given a zero bias, when the linear op's filter is a constant), where each node is
 the only reader of the one before, on one device and in NHWC, becomes
 TensorFlow's `_FusedConv2D`, `_FusedDepthwiseConv2dNative` or `_FusedMatMul`
@@ -57,7 +58,7 @@ def fuse(graph: Graph, ctx: PassContext) -> tuple[Graph, bool]:
     return graph, bool(fused)
 
 
-def _next(node: Node, ops: tuple[str, ...] | frozenset[str], ctx: PassContext) -> Node | None:
+def _next(node: Node, ops: tuple[str, ...], ctx: PassContext) -> Node | None:
     """The only reader of `node` when it is one of `ops` and may join a chain with it."""
     if ctx.is_kept(node) or len(node.users) != 1:
         return None
@@ -84,7 +85,7 @@ def _fuse_chain(graph: Graph, linear: Node, ctx: PassContext) -> bool:
     bias_add = _next(linear, ("BiasAdd",), ctx)
     if bias_add is not None and bias_add.attrs.get("data_format", "NHWC") != "NHWC":
         return False
-    activation = _next(bias_add or linear, ACTIVATIONS, ctx)
+    activation = _next(bias_add or linear, ACTIVATIONS[fused_op], ctx)
     if bias_add is None and activation is None:
         return False
     last = activation or bias_add

@@ -4,8 +4,9 @@ A fused kernel runs the linear op's own CPU kernel, then adds the bias and
 applies the activation in place on its result: the unfused graph's
 intermediate tensors are never allocated, and the elementwise work happens
 while the output is still in cache. `fused_ops` is `[BiasAdd]`, optionally
-followed by one of Relu, Relu6, Elu or LeakyRelu (what TensorFlow's CPU
-kernels accept); the results are those of the unfused chain, NaN included.
+followed by one of Relu, Relu6, Elu or (not for depthwise) LeakyRelu, what
+TensorFlow's CPU kernels accept; the results are those of the unfused chain,
+NaN included.
 """
 
 from __future__ import annotations
@@ -38,12 +39,13 @@ class _FusedLinear(OpKernel):
         self._base = kernel_class(self.name, base_op, base_attrs, [dtype, dtype], [dtype],
                                   self.device)
         ops = list(fused_ops)
+        activations = ACTIVATIONS[self.op]
         if not ops or ops[0] != "BiasAdd" or len(ops) > 2 or (
-            len(ops) == 2 and ops[1] not in ACTIVATIONS
+            len(ops) == 2 and ops[1] not in activations
         ):
             raise UnimplementedError(
                 f"{self.op}: fused_ops {ops} is not supported on CPU; supported: [BiasAdd] "
-                f"optionally followed by one of {', '.join(ACTIVATIONS)}"
+                f"optionally followed by one of {', '.join(activations)}"
             )
         self._activation = ops[1] if len(ops) == 2 else None
         self._alpha = float(leakyrelu_alpha)

@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import importlib.util
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 
 from tfx.core.eager import run_op
 from tfx.core.errors import InvalidArgumentError, UnimplementedError
+from tfx.core.ops.fused_ops import ACTIVATIONS
 from tfx.core.passes.fusion import fuse
 
 RNG = np.random.default_rng(7)
@@ -51,6 +56,12 @@ def test_chains_fuse_into_one_node_under_the_last_name(builder, kit, linear, act
     want = kit.run(graph, [f"{last}:0"], {"x:0": x})
     graph, changed = _fuse(graph, kit, outputs=[last])
     assert changed
+    if linear == "DepthwiseConv2dNative" and activation == "LeakyRelu":
+        # TensorFlow's depthwise kernel has no LeakyRelu: only the bias is fused
+        assert graph.node("act").op == "LeakyRelu"
+        assert graph.node("bias").attrs["fused_ops"] == ["BiasAdd"]
+        kit.assert_same(want, kit.run(graph, [f"{last}:0"], {"x:0": x}))
+        return
     fused = graph.node(last)
     assert fused.op == f"_Fused{linear}"
     assert fused.attrs["fused_ops"] == ["BiasAdd"] + ([activation] if activation else [])
@@ -136,5 +147,55 @@ def test_fused_kernel_refuses_what_it_cannot_do() -> None:
     x = np.ones((2, 2), np.float32)
     with pytest.raises(UnimplementedError, match="supported: \\[BiasAdd\\]"):
         _fused_matmul(x, x, np.zeros(2, np.float32), ["BiasAdd", "Sigmoid"])
+    image, w = np.ones((1, 3, 3, 2), np.float32), np.ones((1, 1, 2, 1), np.float32)
+    with pytest.raises(UnimplementedError, match="one of Relu, Relu6, Elu$"):
+        run_op("_FusedDepthwiseConv2dNative", [image, w, np.zeros(2, np.float32)],
+               fused_ops=["BiasAdd", "LeakyRelu"], num_args=1, T="float32",
+               strides=[1, 1, 1, 1], padding="SAME")
     with pytest.raises(InvalidArgumentError, match="as many biases"):
         _fused_matmul(x, x, np.zeros(3, np.float32), ["BiasAdd"])
+
+
+_TF_COMPARE = """
+import os, sys
+import numpy as np
+os.environ["TF_CPP_MIN_LOG_LEVEL"] = "3"
+import tensorflow as tf
+
+def run(path, x):
+    graph_def = tf.compat.v1.GraphDef()
+    graph_def.ParseFromString(open(path, "rb").read())
+    with tf.Graph().as_default() as graph:
+        tf.compat.v1.import_graph_def(graph_def, name="")
+    with tf.compat.v1.Session(graph=graph) as sess:
+        return sess.run("act:0", {"x:0": x})
+
+for folder in sys.argv[1:]:
+    x = np.load(os.path.join(folder, "x.npy"))
+    fused = run(os.path.join(folder, "fused.pb"), x)
+    np.testing.assert_allclose(fused, run(os.path.join(folder, "chain.pb"), x), rtol=1e-5,
+                               atol=1e-5, err_msg=folder)
+print("matches", len(sys.argv) - 1)
+"""
+
+
+@pytest.mark.tensorflow
+@pytest.mark.slow
+@pytest.mark.skipif(importlib.util.find_spec("tensorflow") is None,
+                    reason="needs tensorflow (optional extra)")
+def test_every_fused_node_runs_in_tensorflow(builder, kit, tmp_path) -> None:
+    folders = []
+    for linear in ("Conv2D", "DepthwiseConv2dNative", "MatMul"):
+        for activation in ACTIVATIONS["_FusedConv2D"]:
+            chain = type(builder)()
+            x = _conv_chain(chain, linear, activation)
+            graph, _ = _fuse(chain.graph(), kit, outputs=["act"])
+            folder = tmp_path / f"{linear}_{activation}"
+            folder.mkdir()
+            np.save(folder / "x.npy", x)
+            (folder / "chain.pb").write_bytes(chain.graph_def.SerializeToString())
+            (folder / "fused.pb").write_bytes(graph.to_graph_def().SerializeToString())
+            folders.append(str(folder))
+    done = subprocess.run([sys.executable, "-c", _TF_COMPARE, *folders], capture_output=True,
+                          text=True, timeout=300)
+    assert done.returncode == 0 and "matches 12" in done.stdout, done.stderr[-3000:]
