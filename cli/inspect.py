@@ -57,16 +57,14 @@ def inspect(
 
 
 def _print_tree(label: str, ir: Graph) -> None:
-    from tfx.core.viz import VizOptions, expansion
-    from tfx.core.viz.scopes import ScopeTree
+    from tfx.core.viz import describe
     from tfx.core.viz.terminal import scope_tree
 
-    scopes = ScopeTree(ir)
-    state = expansion(scopes, VizOptions())
-    for warning in scopes.warnings:
+    state = describe(ir)
+    for warning in state.warnings:
         common.err_console.print(f"warning: {warning}", style="yellow", highlight=False,
                                  soft_wrap=True)
-    common.console.print(scope_tree(scopes, state, label))
+    common.console.print(scope_tree(state.tree, state.expanded, label))
 
 
 def _print_summary(label: str, summary: GraphSummary) -> None:

@@ -84,13 +84,15 @@ def viz(
         raise InvalidArgumentError(
             "nothing to do: give -o OUT (.html, .svg, .dot or .png) or --terminal"
         )
-    chosen = viz_lib.output_format(output, fmt) if output is not None else "svg"
+    chosen = viz_lib.output_format(output, fmt) if output is not None else None
     label = common.graph_label(graph)
     options = viz_lib.VizOptions(expand=expand or (), depth=depth, expand_all=expand_all,
                                  max_visible=max_visible,
                                  title=os.path.basename(label.rstrip("/")) or label)
     ir = _load(graph)
-    picture = viz_lib.render(ir, chosen, options)
+    # Only a file needs the layout; --terminal and --json alone need the scope state.
+    picture = (viz_lib.render(ir, chosen, options) if chosen is not None
+               else viz_lib.describe(ir, options))
     for warning in picture.warnings:
         common.err_console.print(f"warning: {warning}", style="yellow", highlight=False,
                                  soft_wrap=True)

@@ -100,6 +100,19 @@ def expansion(tree: ScopeTree, options: VizOptions) -> set[Group]:
     return limit_expansion(tree, state, keep, options.max_visible)
 
 
+def describe(graph: Graph, options: VizOptions | None = None) -> Rendering:
+    """What `render` would draw, without laying it out or drawing it (`data` is empty).
+
+    Example:
+        >>> state = describe(graph, VizOptions(depth=2))
+        >>> print(state.visible, "boxes")
+    """
+    options = options or VizOptions()
+    tree = ScopeTree(graph, by_device=options.by_device, max_visible=options.max_visible)
+    state = expansion(tree, options)
+    return Rendering(b"", "", tree, state, len(visible_boxes(tree, state)), list(tree.warnings))
+
+
 def render(graph: Graph, fmt: str, options: VizOptions | None = None) -> Rendering:
     """Draw `graph` in format `fmt` (one of `FORMATS`).
 
@@ -166,5 +179,5 @@ def svg_to_png(svg: str) -> bytes:
     return cairosvg.svg2png(bytestring=svg.encode("utf-8"), background_color="white")
 
 
-__all__ = ["FORMATS", "Rendering", "VizOptions", "expansion", "output_format", "render",
-           "svg_to_png"]
+__all__ = ["FORMATS", "Rendering", "VizOptions", "describe", "expansion", "output_format",
+           "render", "svg_to_png"]

@@ -365,7 +365,9 @@ def limit_expansion(tree: ScopeTree, expanded: set[Group], keep: set[Group],
     if count <= max_visible:
         return expanded
     result = set(expanded)
-    closable = sorted((g for g in result if g not in keep), key=lambda g: -g.depth)
+    # Deepest first; at one depth the largest first, then by name, so that the same graph
+    # always gives the same picture (a set's order follows object ids).
+    closable = sorted((g for g in result if g not in keep), key=lambda g: (-g.depth, -g.size, g.id))
     for group in closable:
         if count <= max_visible:
             break

@@ -13,7 +13,7 @@ import pytest
 from tfx.core.errors import InvalidArgumentError, NotFoundError
 from tfx.core.graph import Graph
 from tfx.core.graph_io import load_graph
-from tfx.core.viz import VizOptions, output_format, render
+from tfx.core.viz import VizOptions, describe, output_format, render
 from tfx.core.viz.layout import layout_all
 from tfx.core.viz.scopes import ScopeTree, default_expansion, expand, visible_boxes
 from tfx.protos import graph_pb2
@@ -129,6 +129,16 @@ def test_too_many_boxes_collapse_with_a_warning() -> None:
                      VizOptions(expand_all=True, max_visible=300))
     assert picture.visible <= 300
     assert any("limit 300" in w for w in picture.warnings)
+
+
+def test_describe_is_the_state_render_draws_and_the_same_every_time() -> None:
+    graph = load("mobilenet_v2_frozen")
+    for options in (VizOptions(), VizOptions(expand=["block_3"]),
+                    VizOptions(expand_all=True, max_visible=300)):
+        drawn, described = render(graph, "dot", options), describe(graph, options)
+        assert described.data == b"" and described.visible == drawn.visible
+        assert ({g.id for g in described.expanded} == {g.id for g in drawn.expanded})
+        assert described.warnings == drawn.warnings
 
 
 def test_flat_level_over_the_limit_is_grouped_by_op() -> None:
