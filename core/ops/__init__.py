@@ -12,6 +12,7 @@ from tfx.core.ops import (  # noqa: F401 - imported for their registrations
     io_ops,
     math_ops,
     nn_ops,
+    random_ops,
     sendrecv_ops,
     state_ops,
     training_ops,

@@ -1,0 +1,439 @@
+"""Array ops: shapes, reshaping, joining and splitting, slicing, gathering, filling.
+
+As in TensorFlow 1.x, `shape`, `rank` and `size` of a tensor whose static
+shape is known are constants, and `zeros`/`ones` of a small known shape are a
+single `Const`; `tensor[...]` builds one `StridedSlice` with the masks Python
+indexing implies. `gather` of a variable reads only the rows it needs, and its
+gradient is sparse (see `gradients`).
+"""
+
+from __future__ import annotations
+
+import builtins
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from tfx.core import dtypes
+from tfx.core.api.graph_builder import IndexedSlices, Tensor, TensorShape, as_shape, name_scope
+from tfx.core.api.ops_api import (
+    _contains_tensor,
+    apply_op,
+    constant,
+    convert_to_tensor,
+    identity,
+    shape_tensor,
+)
+
+newaxis = None
+
+# --- shapes ----------------------------------------------------------------------------
+
+
+def shape(input: Any, name: str | None = None, out_type: Any = dtypes.int32) -> Tensor:
+    """The shape of `input` as a 1-D tensor (a Const when statically known)."""
+    out_type = dtypes.as_dtype(out_type)
+    with name_scope(name, "Shape", [input]) as scope:
+        x = convert_to_tensor(input)
+        if x.shape.is_fully_defined():
+            return constant(np.array(x.shape.as_list(), out_type.np), out_type, name=scope)
+        return apply_op("Shape", input=x, out_type=out_type, name=scope)
+
+
+def shape_n(input: Sequence[Any], out_type: Any = dtypes.int32,
+            name: str | None = None) -> list[Tensor]:
+    return apply_op("ShapeN", input=list(input), out_type=dtypes.as_dtype(out_type), name=name)
+
+
+def rank(input: Any, name: str | None = None) -> Tensor:
+    with name_scope(name, "Rank", [input]) as scope:
+        x = convert_to_tensor(input)
+        if x.shape.ndims is not None:
+            return constant(x.shape.ndims, dtypes.int32, name=scope)
+        return apply_op("Rank", input=x, name=scope)
+
+
+def size(input: Any, name: str | None = None, out_type: Any = dtypes.int32) -> Tensor:
+    out_type = dtypes.as_dtype(out_type)
+    with name_scope(name, "Size", [input]) as scope:
+        x = convert_to_tensor(input)
+        if x.shape.is_fully_defined():
+            return constant(x.shape.num_elements(), out_type, name=scope)
+        return apply_op("Size", input=x, out_type=out_type, name=scope)
+
+
+def reshape(tensor: Any, shape: Any, name: str | None = None) -> Tensor:
+    """`tensor` with a new shape (one dim may be -1)."""
+    return apply_op("Reshape", tensor=tensor, shape=_shape_arg(shape), name=name)
+
+
+def _shape_arg(shape: Any) -> Any:
+    if isinstance(shape, TensorShape):
+        return shape.as_list()
+    return shape
+
+
+def expand_dims(input: Any, axis: Any = None, name: str | None = None, dim: Any = None) -> Tensor:
+    axis = axis if axis is not None else dim
+    if axis is None:
+        raise ValueError("expand_dims needs an axis")
+    return apply_op("ExpandDims", input=input, dim=axis, name=name)
+
+
+def squeeze(input: Any, axis: Any = None, name: str | None = None,
+            squeeze_dims: Any = None) -> Tensor:
+    axis = axis if axis is not None else squeeze_dims
+    if isinstance(axis, int):
+        axis = [axis]
+    return apply_op("Squeeze", input=input, squeeze_dims=list(axis or []), name=name)
+
+
+def transpose(a: Any, perm: Any = None, name: str = "transpose",
+              conjugate: bool = False) -> Tensor:
+    """Permute the dims of `a` (reversed when `perm` is None)."""
+    with name_scope(name, "transpose", [a]) as scope:
+        x = convert_to_tensor(a, name="a")
+        if perm is None:
+            ndims = x.shape.ndims
+            if ndims is not None:
+                perm = constant(np.arange(ndims - 1, -1, -1, dtype=np.int32), name="perm")
+            else:
+                r = rank(x)
+                perm = apply_op("Sub", x=apply_op("Sub", x=r, y=1, name="sub"),
+                                y=range(0, r, 1), name="sub_1")
+        op_type = "ConjugateTranspose" if conjugate and x.dtype.is_complex else "Transpose"
+        return apply_op(op_type, x=x, perm=perm, name=scope)
+
+
+def matrix_transpose(a: Any, name: str = "matrix_transpose") -> Tensor:
+    x = convert_to_tensor(a)
+    ndims = x.shape.ndims
+    if ndims is None:
+        raise ValueError("matrix_transpose needs a known rank")
+    perm = list(builtins.range(ndims - 2)) + [ndims - 1, ndims - 2]
+    return transpose(x, perm, name=name)
+
+
+# --- joining and splitting -------------------------------------------------------------
+
+
+def concat(values: Sequence[Any], axis: Any, name: str = "concat") -> Tensor:
+    """Join tensors along `axis` (`ConcatV2`)."""
+    values = list(values)
+    if len(values) == 1:
+        with name_scope(name) as scope:
+            return identity(values[0], name=scope)
+    return apply_op("ConcatV2", values=values, axis=axis, name=name)
+
+
+def stack(values: Sequence[Any], axis: int = 0, name: str = "stack") -> Tensor:
+    """Pack same-shaped tensors into one of rank + 1 (`Pack`; a Const for plain numbers)."""
+    values = list(values)
+    if axis == 0 and not _contains_tensor(values):
+        return constant(values, name=name)
+    return apply_op("Pack", values=values, axis=axis, name=name)
+
+
+pack = stack
+
+
+def unstack(value: Any, num: int | None = None, axis: int = 0,
+            name: str = "unstack") -> list[Tensor]:
+    x = convert_to_tensor(value)
+    if num is None:
+        ndims = x.shape.ndims
+        num = x.shape[axis] if ndims is not None else None
+        if num is None:
+            raise ValueError(f"cannot infer num from shape {x.shape}")
+    return apply_op("Unpack", value=x, num=num, axis=axis, name=name)
+
+
+unpack = unstack
+
+
+def split(value: Any, num_or_size_splits: Any, axis: Any = 0, num: int | None = None,
+          name: str = "split") -> list[Tensor]:
+    """Split along `axis` into N equal parts or parts of the given sizes."""
+    if isinstance(num_or_size_splits, (int, np.integer)):
+        return apply_op("Split", split_dim=axis, value=value, num_split=int(num_or_size_splits),
+                        name=name)
+    sizes = convert_to_tensor(num_or_size_splits, name="num_or_size_splits")
+    if num is None:
+        num = sizes.shape[0] if sizes.shape.ndims == 1 else None
+        if num is None:
+            raise ValueError("cannot infer the number of splits; pass num=")
+    return apply_op("SplitV", value=value, size_splits=sizes, axis=axis, num_split=num, name=name)
+
+
+def tile(input: Any, multiples: Any, name: str | None = None) -> Tensor:
+    return apply_op("Tile", input=input, multiples=multiples, name=name)
+
+
+def pad(tensor: Any, paddings: Any, mode: str = "CONSTANT", name: str | None = None,
+        constant_values: Any = 0) -> Tensor:
+    mode = mode.upper()
+    if mode == "CONSTANT":
+        if not isinstance(constant_values, Tensor) and constant_values == 0:
+            return apply_op("Pad", input=tensor, paddings=paddings, name=name)
+        return apply_op("PadV2", input=tensor, paddings=paddings,
+                        constant_values=constant_values, name=name)
+    return apply_op("MirrorPad", input=tensor, paddings=paddings, mode=mode, name=name)
+
+
+def reverse(tensor: Any, axis: Any, name: str | None = None) -> Tensor:
+    return apply_op("ReverseV2", tensor=tensor, axis=axis, name=name)
+
+
+reverse_v2 = reverse
+
+
+def broadcast_to(input: Any, shape: Any, name: str | None = None) -> Tensor:
+    return apply_op("BroadcastTo", input=input, shape=_shape_arg(shape), name=name)
+
+
+# --- slicing ---------------------------------------------------------------------------
+
+
+def slice(input_: Any, begin: Any, size: Any, name: str | None = None) -> Tensor:  # noqa: A001
+    return apply_op("Slice", input=input_, begin=begin, size=size, name=name)
+
+
+def strided_slice(input_: Any, begin: Any, end: Any, strides: Any = None, begin_mask: int = 0,
+                  end_mask: int = 0, ellipsis_mask: int = 0, new_axis_mask: int = 0,
+                  shrink_axis_mask: int = 0, name: str | None = None) -> Tensor:
+    if strides is None:
+        strides = [1] * len(begin) if isinstance(begin, (list, tuple)) else (
+            apply_op("OnesLike", x=begin))
+    return apply_op("StridedSlice", input=input_, begin=begin, end=end, strides=strides,
+                    begin_mask=begin_mask, end_mask=end_mask, ellipsis_mask=ellipsis_mask,
+                    new_axis_mask=new_axis_mask, shrink_axis_mask=shrink_axis_mask, name=name)
+
+
+def slice_helper(tensor: Any, slice_spec: Any) -> Tensor:
+    """`tensor[slice_spec]` as one StridedSlice, as TensorFlow's `_slice_helper`."""
+    if not isinstance(slice_spec, builtins.tuple):
+        slice_spec = (slice_spec,)
+    begin: list = []
+    end: list = []
+    strides: list = []
+    masks = {"begin": 0, "end": 0, "ellipsis": 0, "new_axis": 0, "shrink": 0}
+    for index, s in enumerate(slice_spec):
+        bit = 1 << index
+        if isinstance(s, builtins.slice):
+            begin.append(0 if s.start is None else s.start)
+            end.append(0 if s.stop is None else s.stop)
+            strides.append(1 if s.step is None else s.step)
+            masks["begin"] |= bit if s.start is None else 0
+            masks["end"] |= bit if s.stop is None else 0
+        elif s is Ellipsis:
+            begin.append(0)
+            end.append(0)
+            strides.append(1)
+            masks["ellipsis"] |= bit
+        elif s is None:
+            begin.append(0)
+            end.append(0)
+            strides.append(1)
+            masks["new_axis"] |= bit
+        else:
+            if isinstance(s, Tensor) and s.dtype.base is dtypes.bool_:
+                raise TypeError("indexing with a boolean tensor: use boolean_mask")
+            begin.append(s)
+            end.append(s + 1)
+            strides.append(1)
+            masks["shrink"] |= bit
+    with name_scope(None, "strided_slice", [tensor]) as scope:
+        return strided_slice(
+            tensor, stack(begin), stack(end), stack(strides),
+            begin_mask=masks["begin"], end_mask=masks["end"], ellipsis_mask=masks["ellipsis"],
+            new_axis_mask=masks["new_axis"], shrink_axis_mask=masks["shrink"], name=scope,
+        )
+
+
+Tensor.__getitem__ = slice_helper
+
+
+# --- gathering -------------------------------------------------------------------------
+
+
+def gather(params: Any, indices: Any, validate_indices: Any = None, name: str | None = None,
+           axis: Any = None, batch_dims: int = 0) -> Tensor:
+    """Rows `indices` of `params` along `axis` (`GatherV2`; `ResourceGather` for a resource
+    variable). Its gradient is an IndexedSlices, so only the gathered rows are updated."""
+    sparse_read = getattr(params, "sparse_read", None)
+    if sparse_read is not None and (axis is None or axis == 0) and batch_dims == 0:
+        return sparse_read(indices, name=name)
+    return apply_op("GatherV2", params=params, indices=indices,
+                    axis=0 if axis is None else axis, batch_dims=batch_dims,
+                    name=name or "GatherV2")
+
+
+def gather_nd(params: Any, indices: Any, name: str | None = None, batch_dims: int = 0) -> Tensor:
+    return apply_op("GatherNd", params=params, indices=indices, name=name)
+
+
+def scatter_nd(indices: Any, updates: Any, shape: Any, name: str | None = None) -> Tensor:
+    return apply_op("ScatterNd", indices=indices, updates=updates, shape=shape, name=name)
+
+
+def one_hot(indices: Any, depth: Any, on_value: Any = None, off_value: Any = None,
+            axis: Any = None, dtype: Any = None, name: str | None = None) -> Tensor:
+    with name_scope(name, "one_hot", [indices, depth, on_value, off_value]) as scope:
+        dtype = dtypes.as_dtype(dtype) if dtype is not None else (
+            on_value.dtype.base if isinstance(on_value, Tensor) else dtypes.float32)
+        on = convert_to_tensor(1 if on_value is None else on_value, dtype, name="on_value")
+        off = convert_to_tensor(0 if off_value is None else off_value, dtype, name="off_value")
+        return apply_op("OneHot", indices=indices, depth=depth, on_value=on, off_value=off,
+                        axis=-1 if axis is None else axis, name=scope)
+
+
+def where(condition: Any, x: Any = None, y: Any = None, name: str | None = None) -> Tensor:
+    """Coordinates of true elements, or elementwise `x if condition else y` (`Select`)."""
+    if x is None and y is None:
+        return apply_op("Where", input=condition, name=name)
+    return apply_op("Select", condition=condition, t=x, e=y, name=name)
+
+
+def where_v2(condition: Any, x: Any = None, y: Any = None, name: str | None = None) -> Tensor:
+    if x is None and y is None:
+        return apply_op("Where", input=condition, name=name)
+    return apply_op("SelectV2", condition=condition, t=x, e=y, name=name)
+
+
+def boolean_mask(tensor: Any, mask: Any, name: str = "boolean_mask", axis: int = 0) -> Tensor:
+    """The elements (rows) of `tensor` where the 1-D `mask` is true."""
+    with name_scope(name, values=[tensor, mask]):
+        mask = convert_to_tensor(mask, name="mask")
+        if mask.shape.ndims != 1 or axis != 0:
+            raise ValueError("boolean_mask supports a 1-D mask on axis 0")
+        indices = squeeze(apply_op("Where", input=mask), axis=[1])
+        return gather(tensor, indices)
+
+
+def dynamic_partition(data: Any, partitions: Any, num_partitions: int,
+                      name: str | None = None) -> list[Tensor]:
+    """Split `data` into `num_partitions` tensors by the index in `partitions`."""
+    return apply_op("DynamicPartition", data=data, partitions=partitions,
+                    num_partitions=num_partitions, name=name)
+
+
+def dynamic_stitch(indices: Sequence[Any], data: Sequence[Any],
+                   name: str | None = None) -> Tensor:
+    """Interleave `data[i]` into one tensor at the positions `indices[i]`."""
+    return apply_op("DynamicStitch", indices=list(indices), data=list(data), name=name)
+
+
+def unique(x: Any, out_idx: Any = dtypes.int32, name: str | None = None) -> list[Tensor]:
+    return apply_op("Unique", x=x, out_idx=dtypes.as_dtype(out_idx), name=name)
+
+
+def invert_permutation(x: Any, name: str | None = None) -> Tensor:
+    return apply_op("InvertPermutation", x=x, name=name)
+
+
+def indexed_slices_to_tensor(value: IndexedSlices, name: str | None = None) -> Tensor:
+    """The dense tensor an IndexedSlices stands for: rows summed where indices repeat."""
+    if value.dense_shape is None:
+        raise ValueError(f"{value!r} has no dense_shape and cannot be made dense")
+    with name_scope(name, "IndexedSlicesToDense", [value.values, value.indices]) as scope:
+        indices = value.indices
+        dense_shape = value.dense_shape
+        if dense_shape.dtype.base is not indices.dtype.base:
+            from tfx.core.api.math_api import cast
+
+            dense_shape = cast(dense_shape, indices.dtype.base)
+        return apply_op("ScatterNd", indices=expand_dims(indices, 1), updates=value.values,
+                        shape=dense_shape, name=scope)
+
+
+# --- filling ---------------------------------------------------------------------------
+
+_SMALL = 1000
+
+
+def fill(dims: Any, value: Any, name: str | None = None) -> Tensor:
+    """A tensor of shape `dims` with every element `value` (`Fill`)."""
+    return apply_op("Fill", dims=dims, value=value, name=name)
+
+
+def _filled(value: Any, shape: Any, dtype: Any, name: str | None, default_name: str) -> Tensor:
+    dtype = dtypes.as_dtype(dtype).base
+    with name_scope(name, default_name, [shape]) as scope:
+        if dtype is dtypes.bool_:
+            value = bool(value)
+        elif dtype is dtypes.string:
+            value = b""
+        if not isinstance(shape, Tensor) and not _contains_tensor(shape):
+            static = as_shape(shape)
+            if static.is_fully_defined() and static.num_elements() < _SMALL:
+                return constant(value, dtype, shape=static.as_list(), name=scope)
+            shape = shape_tensor(static.as_list(), name="shape_as_tensor")
+        dims = convert_to_tensor(shape, dtypes.int32)
+        if dims.shape.ndims == 0:
+            dims = reshape(dims, [-1])
+        return fill(dims, constant(value, dtype), name=scope)
+
+
+def zeros(shape: Any, dtype: Any = dtypes.float32, name: str | None = None) -> Tensor:
+    """A tensor of zeros (a Const when small and known, else Fill)."""
+    return _filled(0, shape, dtype, name, "zeros")
+
+
+def ones(shape: Any, dtype: Any = dtypes.float32, name: str | None = None) -> Tensor:
+    return _filled(1, shape, dtype, name, "ones")
+
+
+def zeros_like(tensor: Any, dtype: Any = None, name: str | None = None,
+               optimize: bool = True) -> Tensor:
+    """Zeros with the shape (and by default the type) of `tensor` (`ZerosLike`)."""
+    x = convert_to_tensor(tensor)
+    if dtype is not None and dtypes.as_dtype(dtype).base is not x.dtype.base:
+        return zeros(shape(x), dtype, name=name)
+    return apply_op("ZerosLike", x=x, name=name or "zeros_like")
+
+
+def ones_like(tensor: Any, dtype: Any = None, name: str | None = None,
+              optimize: bool = True) -> Tensor:
+    x = convert_to_tensor(tensor)
+    if dtype is not None and dtypes.as_dtype(dtype).base is not x.dtype.base:
+        return ones(shape(x), dtype, name=name)
+    return apply_op("OnesLike", x=x, name=name or "ones_like")
+
+
+def range(start: Any, limit: Any = None, delta: Any = 1, dtype: Any = None,  # noqa: A001
+          name: str = "range") -> Tensor:
+    """[start, start + delta, ...) up to `limit` (`Range`)."""
+    if limit is None:
+        start, limit = 0, start
+    with name_scope(name, "Range", [start, limit, delta]) as scope:
+        tensors = [x for x in (start, limit, delta) if isinstance(x, Tensor)]
+        if dtype is not None:
+            want = dtypes.as_dtype(dtype)
+        elif tensors:
+            want = tensors[0].dtype.base
+        elif any(isinstance(v, float) for v in (start, limit, delta)):
+            want = dtypes.float32
+        else:
+            want = dtypes.int32
+        start = convert_to_tensor(start, want, name="start")
+        limit = convert_to_tensor(limit, want, name="limit")
+        delta = convert_to_tensor(delta, want, name="delta")
+        return apply_op("Range", start=start, limit=limit, delta=delta, name=scope)
+
+
+def sequence_mask(lengths: Any, maxlen: Any = None, dtype: Any = dtypes.bool_,
+                  name: str | None = None) -> Tensor:
+    with name_scope(name, "SequenceMask", [lengths, maxlen]):
+        from tfx.core.api.math_api import cast, less, reduce_max
+
+        lengths = convert_to_tensor(lengths)
+        if maxlen is None:
+            maxlen = reduce_max(lengths)
+        row = range(0, maxlen, 1, dtype=lengths.dtype.base)
+        mask = less(row, expand_dims(lengths, -1))
+        return cast(mask, dtype)
+
+
+def ensure_shape(x: Any, shape: Any, name: str | None = None) -> Tensor:
+    return apply_op("EnsureShape", input=x, shape=as_shape(shape).as_tuple(), name=name)

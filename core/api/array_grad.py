@@ -1,0 +1,285 @@
+"""Gradient functions of the array ops (TensorFlow's array_grad.py).
+
+The gradient of a gather is an `IndexedSlices`: the incoming gradient rows and
+the indices they belong to, never a dense tensor the size of the parameters,
+so an optimizer updates only the rows that were read (the embedding case).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from tfx.core.api import array_api as A
+from tfx.core.api import math_api as M
+from tfx.core.api.gradients import NotDifferentiable, RegisterGradient
+from tfx.core.api.graph_builder import IndexedSlices, Operation, Tensor, constant_value
+from tfx.core.api.ops_api import apply_op, constant, convert_to_tensor
+
+
+def _pass_through(op: Operation, *grads: Any) -> Any:
+    return grads[0] if len(grads) == 1 else list(grads)
+
+
+for _name in ("Identity", "Snapshot", "ReadVariableOp", "PlaceholderWithDefault",
+              "EnsureShape", "CheckNumerics", "RefIdentity"):
+    RegisterGradient(_name)(_pass_through)
+
+
+@RegisterGradient("IdentityN")
+def _identity_n_grad(op: Operation, *grads: Any) -> list:
+    return list(grads)
+
+
+def _reshape_back(op: Operation, grad: Any) -> list:
+    x = op.inputs[0]
+    shape = x.shape.as_list() if x.shape.is_fully_defined() else A.shape(x)
+    out = A.reshape(convert_to_tensor(grad), shape)
+    return [out] + [None] * (len(op.inputs) - 1)
+
+
+for _name in ("Reshape", "ExpandDims", "Squeeze"):
+    RegisterGradient(_name)(_reshape_back)
+
+
+@RegisterGradient("Transpose")
+def _transpose_grad(op: Operation, grad: Tensor) -> tuple:
+    perm = constant_value(op.inputs[1])
+    if perm is not None:
+        inverse = np.argsort(np.asarray(perm).reshape(-1)).astype(np.int32)
+        return A.transpose(grad, constant(inverse)), None
+    return A.transpose(grad, A.invert_permutation(op.inputs[1])), None
+
+
+@RegisterGradient("ConjugateTranspose")
+def _conjugate_transpose_grad(op: Operation, grad: Tensor) -> tuple:
+    return A.transpose(grad, A.invert_permutation(op.inputs[1]), conjugate=True), None
+
+
+@RegisterGradient("ConcatV2")
+def _concat_v2_grad(op: Operation, grad: Any) -> list:
+    values = list(op.inputs[:-1])
+    axis = op.inputs[-1]
+    if len(values) == 1:
+        return [grad, None]
+    grad = convert_to_tensor(grad)
+    axis_value = constant_value(axis)
+    shapes = [v.shape for v in values]
+    if axis_value is not None and all(s.is_fully_defined() for s in shapes):
+        rank = shapes[0].ndims
+        dim = int(axis_value) % rank
+        out, offset = [], 0
+        for s in shapes:
+            begin = [0] * rank
+            begin[dim] = offset
+            out.append(A.slice(grad, constant(np.array(begin, np.int32)),
+                               constant(np.array(s.as_list(), np.int32))))
+            offset += s[dim]
+        return out + [None]
+    rank = A.rank(values[0])
+    dim = M.floormod(axis, rank)
+    sizes = A.shape_n(values)
+    offsets = apply_op("ConcatOffset", concat_dim=dim, shape=sizes)
+    return [A.slice(grad, begin, size) for begin, size in zip(offsets, sizes)] + [None]
+
+
+@RegisterGradient("Concat")
+def _concat_grad(op: Operation, grad: Any) -> list:
+    values = list(op.inputs[1:])
+    if len(values) == 1:
+        return [None, grad]
+    rank = A.rank(values[0])
+    dim = M.floormod(op.inputs[0], rank)
+    sizes = A.shape_n(values)
+    offsets = apply_op("ConcatOffset", concat_dim=dim, shape=sizes)
+    return [None] + [A.slice(grad, begin, size) for begin, size in zip(offsets, sizes)]
+
+
+@RegisterGradient("Pack")
+def _pack_grad(op: Operation, grad: Tensor) -> list:
+    return A.unstack(grad, num=op.get_attr("N"), axis=op.get_attr("axis"))
+
+
+def _zeros_for_missing(op: Operation, grads: tuple) -> list[Tensor]:
+    return [g if g is not None else A.zeros_like(o) for g, o in zip(grads, op.outputs)]
+
+
+@RegisterGradient("Unpack")
+def _unpack_grad(op: Operation, *grads: Any) -> Tensor:
+    return A.stack(_zeros_for_missing(op, grads), axis=op.get_attr("axis"))
+
+
+@RegisterGradient("Split")
+def _split_grad(op: Operation, *grads: Any) -> tuple:
+    return None, A.concat(_zeros_for_missing(op, grads), op.inputs[0])
+
+
+@RegisterGradient("SplitV")
+def _split_v_grad(op: Operation, *grads: Any) -> tuple:
+    return A.concat(_zeros_for_missing(op, grads), op.inputs[2]), None, None
+
+
+@RegisterGradient("Slice")
+def _slice_grad(op: Operation, grad: Tensor) -> tuple:
+    x, begin = op.inputs[0], op.inputs[1]
+    rank = A.rank(x)
+    slice_size = A.shape(op.outputs[0])
+    shape = A.stack([rank, 1])
+    before = A.reshape(begin, shape)
+    after = A.reshape(M.sub(M.sub(A.shape(x), slice_size), begin), shape)
+    paddings = A.concat([before, after], 1)
+    return A.pad(grad, paddings), None, None
+
+
+@RegisterGradient("StridedSlice")
+def _strided_slice_grad(op: Operation, grad: Tensor) -> tuple:
+    x, begin, end, strides = op.inputs
+    shape = A.shape(x, out_type=begin.dtype.base)
+    masks = {k: op.get_attr(k) for k in ("begin_mask", "end_mask", "ellipsis_mask",
+                                         "new_axis_mask", "shrink_axis_mask")}
+    out = apply_op("StridedSliceGrad", shape=shape, begin=begin, end=end, strides=strides,
+                   dy=grad, **masks)
+    return out, None, None, None
+
+
+@RegisterGradient("Tile")
+def _tile_grad(op: Operation, grad: Tensor) -> tuple:
+    x, multiples = op.inputs
+    input_shape = A.shape(x, out_type=multiples.dtype.base)
+    split_shape = A.reshape(A.transpose(A.stack([multiples, input_shape])), [-1])
+    axes = A.range(0, A.size(split_shape), 2)
+    return M.reduce_sum(A.reshape(grad, split_shape), axes), None
+
+
+@RegisterGradient("Pad")
+@RegisterGradient("PadV2")
+def _pad_grad(op: Operation, grad: Tensor) -> list:
+    x, paddings = op.inputs[0], op.inputs[1]
+    before = A.slice(paddings, [0, 0], A.stack([A.rank(x), 1]))
+    begin = A.reshape(before, [-1])
+    sizes = A.shape(x, out_type=paddings.dtype.base)
+    return [A.slice(grad, begin, sizes)] + [None] * (len(op.inputs) - 1)
+
+
+@RegisterGradient("MirrorPad")
+def _mirror_pad_grad(op: Operation, grad: Tensor) -> tuple:
+    return apply_op("MirrorPadGrad", input=grad, paddings=op.inputs[1],
+                    mode=op.get_attr("mode")), None
+
+
+@RegisterGradient("ReverseV2")
+def _reverse_v2_grad(op: Operation, grad: Tensor) -> tuple:
+    return A.reverse(grad, op.inputs[1]), None
+
+
+@RegisterGradient("BroadcastTo")
+def _broadcast_to_grad(op: Operation, grad: Tensor) -> tuple:
+    x, shape = op.inputs
+    x_shape = A.shape(x, out_type=shape.dtype.base)
+    _, axes = apply_op("BroadcastGradientArgs", s0=shape, s1=x_shape)
+    return A.reshape(M.reduce_sum(grad, axes, keepdims=True), x_shape), None
+
+
+@RegisterGradient("Fill")
+def _fill_grad(op: Operation, grad: Tensor) -> tuple:
+    return None, M.reduce_sum(grad)
+
+
+# --- gathers ---------------------------------------------------------------------------
+
+
+def _params_shape(params: Tensor) -> Tensor:
+    with params.graph.colocate_with(params.op):
+        return A.shape(params)
+
+
+def _rows_gradient(grad: Any, indices: Tensor, params_shape: Tensor) -> IndexedSlices:
+    """IndexedSlices of the gradient of gathering `indices` along axis 0."""
+    grad = convert_to_tensor(grad)
+    indices_size = A.expand_dims(A.size(indices), 0)
+    tail = A.strided_slice(params_shape, [1], [0], [1], end_mask=1)
+    values = A.reshape(grad, A.concat([indices_size, tail], 0))
+    return IndexedSlices(values, A.reshape(indices, indices_size), params_shape)
+
+
+@RegisterGradient("Gather")
+def _gather_grad(op: Operation, grad: Any) -> tuple:
+    params, indices = op.inputs
+    return _rows_gradient(grad, indices, _params_shape(params)), None
+
+
+@RegisterGradient("GatherV2")
+def _gather_v2_grad(op: Operation, grad: Any) -> tuple:
+    params, indices, axis = op.inputs
+    axis_value = constant_value(axis)
+    if op.get_attr("batch_dims") != 0:
+        raise LookupError(f"no gradient for {op.name!r}: GatherV2 with batch_dims")
+    if axis_value is not None and int(axis_value) == 0:
+        return _rows_gradient(grad, indices, _params_shape(params)), None, None
+    rank = params.shape.ndims
+    if axis_value is None or rank is None:
+        raise LookupError(f"the gradient of {op.name!r} (GatherV2) needs a constant axis "
+                          "and a known rank")
+    # Move the gathered axis first, scatter the rows there, and move it back.
+    axis_i = int(axis_value) % rank
+    perm = [axis_i] + [i for i in range(rank) if i != axis_i]
+    params_shape = _params_shape(params)
+    flat_indices = A.reshape(indices, [-1])
+    outer = A.strided_slice(params_shape, [0], [axis_i], [1])
+    inner = A.strided_slice(params_shape, [axis_i + 1], [0], [1], end_mask=1)
+    grad = convert_to_tensor(grad)
+    values = A.reshape(grad, A.concat([outer, A.expand_dims(A.size(flat_indices), 0), inner], 0))
+    moved = A.transpose(values, perm)
+    dense = A.scatter_nd(A.expand_dims(flat_indices, 1), moved,
+                         M.cast(A.gather(params_shape, perm), flat_indices.dtype.base))
+    return A.transpose(dense, list(np.argsort(perm))), None, None
+
+
+@RegisterGradient("ResourceGather")
+def _resource_gather_grad(op: Operation, grad: Any) -> tuple:
+    handle, indices = op.inputs
+    params_shape = apply_op("VariableShape", input=handle)
+    return _rows_gradient(grad, indices, params_shape), None
+
+
+@RegisterGradient("GatherNd")
+def _gather_nd_grad(op: Operation, grad: Tensor) -> tuple:
+    params, indices = op.inputs
+    shape = A.shape(params, out_type=indices.dtype.base)
+    return A.scatter_nd(indices, grad, shape), None
+
+
+@RegisterGradient("ScatterNd")
+def _scatter_nd_grad(op: Operation, grad: Tensor) -> tuple:
+    indices = op.inputs[0]
+    return None, A.gather_nd(grad, indices), None
+
+
+@RegisterGradient("DynamicPartition")
+def _dynamic_partition_grad(op: Operation, *grads: Any) -> tuple:
+    data, partitions = op.inputs
+    num = op.get_attr("num_partitions")
+    prefix_shape = A.shape(partitions)
+    original = A.reshape(A.range(M.reduce_prod(prefix_shape)), prefix_shape)
+    partitioned = A.dynamic_partition(original, partitions, num)
+    grads = [convert_to_tensor(g) for g in _zeros_for_missing(op, grads)]
+    stitched = apply_op("ParallelDynamicStitch", indices=partitioned, data=grads)
+    return A.reshape(stitched, A.shape(data)), None
+
+
+@RegisterGradient("DynamicStitch")
+@RegisterGradient("ParallelDynamicStitch")
+def _dynamic_stitch_grad(op: Operation, grad: Any) -> list:
+    num = len(op.inputs) // 2
+    indices = [op.inputs[i] for i in range(num)]
+    if isinstance(grad, IndexedSlices):
+        grad = A.indexed_slices_to_tensor(grad)
+    return [None] * num + [A.gather(grad, i) for i in indices]
+
+
+for _name in ("Shape", "ShapeN", "Size", "Rank", "ZerosLike", "OnesLike", "OneHot", "Where",
+              "Unique", "UniqueWithCounts", "InvertPermutation", "BroadcastGradientArgs",
+              "ConcatOffset", "StopGradient", "PreventGradient", "Const", "Placeholder",
+              "Empty", "VariableShape", "BroadcastArgs"):
+    NotDifferentiable(_name)

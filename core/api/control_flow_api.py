@@ -1,0 +1,393 @@
+"""`cond` and `while_loop` built from TensorFlow 1.x's control-flow primitives.
+
+A conditional is a `Switch` per value entering a branch and a `Merge` per
+result; a loop is `Enter` (into the frame), `Merge` (the first or the next
+iteration's value), `LoopCond` + `Switch` (continue or leave), `NextIteration`
+(the back edge) and `Exit`, exactly the graphs TensorFlow 1.x writes, so the
+executor's frames and dead values run them and TensorFlow can load them.
+
+While a branch or a loop body is built, the graph's control-flow context is a
+`CondContext` or `WhileContext`; every op created then is handed to the
+context (`add_op`), which routes inputs from outside it through a `Switch`
+(cond) or a constant `Enter` (loop), and gives ops without inputs a control
+edge from the context's pivot so they run only when the branch or iteration
+does.
+
+    r = cond(x < y, lambda: x + 1, lambda: y * 2)
+    i, total = while_loop(lambda i, t: i < 10, lambda i, t: (i + 1, t + i), [0, 0])
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from tfx.core import dtypes
+from tfx.core.api.graph_builder import (
+    Graph,
+    GraphKeys,
+    IndexedSlices,
+    Operation,
+    Tensor,
+    get_default_graph,
+    name_scope,
+)
+from tfx.core.api.ops_api import apply_op, convert_to_tensor, identity
+
+__all__ = ["cond", "while_loop", "switch", "merge", "CondContext", "WhileContext"]
+
+
+def switch(data: Any, pred: Any, name: str | None = None) -> tuple[Tensor, Tensor]:
+    """(output_false, output_true): `data` forwarded to one of them by `pred`."""
+    data = convert_to_tensor(data, as_ref=True)
+    op_type = "RefSwitch" if data.dtype.is_ref else "Switch"
+    out = apply_op(op_type, data=data, pred=pred, name=name or "Switch")
+    return out[0], out[1]
+
+
+def merge(inputs: Sequence[Any], name: str | None = None) -> tuple[Tensor, Tensor]:
+    """(output, value_index): the first live input and its position."""
+    inputs = [convert_to_tensor(t) for t in inputs]
+    out = apply_op("Merge", inputs=inputs, name=name or "Merge")
+    return out[0], out[1]
+
+
+class ControlFlowContext:
+    """The ops of one branch or loop body, and how values from outside enter it."""
+
+    def __init__(self, graph: Graph) -> None:
+        self.graph = graph
+        self.outer: ControlFlowContext | None = graph._control_flow_context
+        self._external: dict[str, Tensor] = {}  # outside tensor name -> its value inside
+
+    def contains(self, op: Operation) -> bool:
+        """Whether `op` belongs to this context or one nested in it."""
+        ctx = op._control_flow_context
+        while ctx is not None:
+            if ctx is self:
+                return True
+            ctx = ctx.outer
+        return False
+
+    def enter(self) -> _Entered:
+        return _Entered(self.graph, self)
+
+    def outer_scope(self) -> _Entered:
+        return _Entered(self.graph, self.outer)
+
+    def add_op(self, op: Operation) -> None:
+        """Adopt `op`, just created in this context: reroute inputs from outside it."""
+        op._control_flow_context = self
+        for i, t in enumerate(op.inputs):
+            if not self.contains(t.op):
+                op._update_input(i, self.value_inside(t))
+        if not op.inputs:
+            pivot = self.control_pivot()
+            if pivot is not None:
+                op._remove_all_control_inputs()
+                op._add_control_input(pivot)
+
+    def value_inside(self, t: Tensor) -> Tensor:
+        """`t`, from outside the context, as a value available inside it (cached)."""
+        inside = self._external.get(t.name)
+        if inside is None:
+            with self.outer_scope():
+                inside = self._bring_in(t)
+            inside.op._control_flow_context = self
+            self._external[t.name] = inside
+        return inside
+
+    def filter_control_inputs(self, ops: list[Operation]) -> list[Operation]:
+        return ops
+
+    def control_pivot(self) -> Operation | None:
+        raise NotImplementedError
+
+    def _bring_in(self, t: Tensor) -> Tensor:
+        raise NotImplementedError
+
+
+class _Entered:
+    """Make `ctx` the graph's control-flow context inside a `with` block."""
+
+    def __init__(self, graph: Graph, ctx: ControlFlowContext | None) -> None:
+        self._graph = graph
+        self._ctx = ctx
+
+    def __enter__(self) -> None:
+        self._saved = self._graph._control_flow_context
+        self._graph._control_flow_context = self._ctx
+
+    def __exit__(self, *exc: Any) -> None:
+        self._graph._control_flow_context = self._saved
+
+
+class CondContext(ControlFlowContext):
+    """One branch of a `cond`: values enter through `Switch(value, pred)[branch]`."""
+
+    def __init__(self, graph: Graph, pred: Tensor, pivot: Tensor, branch: int) -> None:
+        super().__init__(graph)
+        self.pred = pred
+        self.pivot = pivot
+        self.branch = branch
+
+    def control_pivot(self) -> Operation:
+        return self.pivot.op
+
+    def _bring_in(self, t: Tensor) -> Tensor:
+        return switch(t, self.pred)[self.branch]
+
+
+class WhileContext(ControlFlowContext):
+    """The frame of one `while_loop`: outside values enter as constant `Enter`s."""
+
+    def __init__(self, graph: Graph, frame_name: str, parallel_iterations: int) -> None:
+        super().__init__(graph)
+        self.frame_name = frame_name
+        self.parallel_iterations = parallel_iterations
+        self.pivot: Tensor | None = None  # the LoopCond
+        self._phase_pivot: Tensor | None = None  # gates constants in the cond, then the body
+        self.enters: list[Operation] = []
+        self.merges: list[Operation] = []
+        self.switches: list[Operation] = []
+        self.next_iterations: list[Operation] = []
+        self.exits: list[Operation] = []
+
+    def control_pivot(self) -> Operation | None:
+        return None if self._phase_pivot is None else self._phase_pivot.op
+
+    def _bring_in(self, t: Tensor) -> Tensor:
+        return _enter(t, self.frame_name, self.parallel_iterations, is_constant=True)
+
+    def add_op(self, op: Operation) -> None:
+        # A control edge from outside the frame would join two frames; as TensorFlow,
+        # the op is gated by the loop's pivot instead.
+        controls = op.control_inputs
+        external = [c for c in controls if not self.contains(c)]
+        if external:
+            op._remove_all_control_inputs()
+            op._add_control_inputs(c for c in controls if self.contains(c))
+        super().add_op(op)
+        if external and op.inputs and self._phase_pivot is not None:
+            op._add_control_input(self._phase_pivot.op)
+
+    def filter_control_inputs(self, ops: list[Operation]) -> list[Operation]:
+        return [op for op in ops if self.contains(op)]
+
+
+def _enter(t: Tensor, frame_name: str, parallel_iterations: int, is_constant: bool,
+           name: str | None = None) -> Tensor:
+    op_type = "RefEnter" if t.dtype.is_ref else "Enter"
+    return apply_op(op_type, data=t, frame_name=frame_name, is_constant=is_constant,
+                    parallel_iterations=parallel_iterations, name=name or "Enter")
+
+
+# --- nested structures of tensors ---------------------------------------------------------
+
+
+def _flatten(structure: Any) -> list:
+    if isinstance(structure, (list, tuple)):
+        return [leaf for item in structure for leaf in _flatten(item)]
+    if isinstance(structure, dict):
+        return [leaf for key in sorted(structure) for leaf in _flatten(structure[key])]
+    return [structure]
+
+
+def _pack_like(structure: Any, flat: list) -> Any:
+    it = iter(flat)
+
+    def build(s: Any) -> Any:
+        if isinstance(s, (list, tuple)):
+            items = [build(i) for i in s]
+            return type(s)(*items) if hasattr(s, "_fields") else type(s)(items)
+        if isinstance(s, dict):
+            return {k: build(s[k]) for k in sorted(s)}
+        return next(it)
+
+    return build(structure)
+
+
+def _same_structure(a: Any, b: Any) -> bool:
+    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+        return len(a) == len(b) and all(_same_structure(x, y) for x, y in zip(a, b))
+    if isinstance(a, dict) and isinstance(b, dict):
+        return sorted(a) == sorted(b) and all(_same_structure(a[k], b[k]) for k in a)
+    return not isinstance(a, (list, tuple, dict)) and not isinstance(b, (list, tuple, dict))
+
+
+# --- cond -----------------------------------------------------------------------------------
+
+
+def cond(pred: Any, true_fn: Callable[[], Any], false_fn: Callable[[], Any],
+         name: str | None = None) -> Any:
+    """`true_fn()` if `pred` else `false_fn()`, decided when the graph runs.
+
+    Both branches are built once; only the ops of the taken branch run. The
+    branches must return the same structure of tensors.
+
+    Args:
+        pred: a scalar bool tensor.
+        true_fn: builds the branch taken when `pred` is true.
+        false_fn: builds the other branch.
+        name: the name scope (default "cond").
+
+    Returns:
+        The `Merge` of the branch results, in the structure the branches return.
+
+    Example:
+        >>> r = cond(x < 0.0, lambda: -x, lambda: x)
+    """
+    if not callable(true_fn) or not callable(false_fn):
+        raise TypeError("cond: true_fn and false_fn must be callables")
+    graph = get_default_graph()
+    with graph.as_default(), name_scope(name, "cond", [pred]):
+        pred = convert_to_tensor(pred)
+        if pred.dtype.base is not dtypes.bool_ or pred.shape.ndims not in (None, 0):
+            raise ValueError(f"cond: pred {pred.name!r} must be a scalar bool, got "
+                             f"{pred.dtype.base} of shape {pred.shape}")
+        p_false, p_true = switch(pred, pred)
+        pivot_true = identity(p_true, name="switch_t")
+        pivot_false = identity(p_false, name="switch_f")
+        pred = identity(pred, name="pred_id")
+        results = []
+        for branch, fn, pivot in ((1, true_fn, pivot_true), (0, false_fn, pivot_false)):
+            ctx = CondContext(graph, pred, pivot, branch)
+            with ctx.enter():
+                out = fn()
+                if out is None:
+                    raise ValueError("cond: a branch returned None; it must return tensors")
+                flat = [_branch_output(ctx, v) for v in _flatten(out)]
+            graph.add_to_collection(GraphKeys.COND_CONTEXT, ctx)
+            results.append((out, flat))
+        (true_out, true_flat), (false_out, false_flat) = results
+        if not _same_structure(true_out, false_out):
+            raise ValueError(f"cond: the branches return different structures: {true_out!r} "
+                             f"and {false_out!r}")
+        merged = []
+        for t, f in zip(true_flat, false_flat):
+            if t.dtype.base is not f.dtype.base:
+                raise TypeError(f"cond: the branches return {t.dtype.base} ({t.name!r}) "
+                                f"and {f.dtype.base} ({f.name!r})")
+            merged.append(merge([f, t])[0])
+        return _pack_like(true_out, merged)
+
+
+def _branch_output(ctx: ControlFlowContext, value: Any) -> Tensor:
+    if isinstance(value, Operation):
+        raise TypeError(f"cond: a branch returned the operation {value.name!r}; return tensors")
+    if isinstance(value, IndexedSlices):
+        from tfx.core.api.array_api import indexed_slices_to_tensor
+
+        value = indexed_slices_to_tensor(value)
+    t = convert_to_tensor(value)
+    if not ctx.contains(t.op):
+        t = identity(t)  # add_op brings it in through the branch's Switch
+    return t
+
+
+# --- while_loop -----------------------------------------------------------------------------
+
+
+def while_loop(cond: Callable[..., Any], body: Callable[..., Any], loop_vars: Any,
+               shape_invariants: Any = None, parallel_iterations: int = 10,
+               back_prop: bool = True, swap_memory: bool = False,
+               name: str | None = None, maximum_iterations: Any = None) -> Any:
+    """Repeat `loop_vars = body(*loop_vars)` while `cond(*loop_vars)`.
+
+    Args:
+        cond: the loop predicate, a function of the loop variables returning a bool scalar.
+        body: returns new values for the loop variables, in the same structure.
+        loop_vars: a tensor or a (nested) list/tuple of tensors.
+        shape_invariants: shapes the loop variables keep across iterations (defaults:
+            their initial shapes; a variable whose shape changes needs a looser one).
+        parallel_iterations: how many iterations may run at once.
+        back_prop, swap_memory: accepted for compatibility.
+        name: the name scope (default "while").
+        maximum_iterations: stop after this many iterations even if `cond` holds.
+
+    Returns:
+        The loop variables after the last iteration, in the structure of `loop_vars`.
+
+    Example:
+        >>> i, total = while_loop(lambda i, t: i < 5, lambda i, t: (i + 1, t + i), [0, 0])
+    """
+    del back_prop, swap_memory
+    if not callable(cond) or not callable(body):
+        raise TypeError("while_loop: cond and body must be callables")
+    single = not isinstance(loop_vars, (list, tuple, dict))
+    structure = [loop_vars] if single else loop_vars
+    graph = get_default_graph()
+    with graph.as_default(), name_scope(name, "while", _flatten(structure)) as scope:
+        flat = [convert_to_tensor(v) for v in _flatten(structure)]
+        if not flat:
+            raise ValueError("while_loop: loop_vars is empty")
+        invariants = (_flatten(shape_invariants if not single else [shape_invariants])
+                      if shape_invariants is not None else [None] * len(flat))
+        if maximum_iterations is not None:
+            counter = convert_to_tensor(0, dtype=dtypes.int32)
+            limit = convert_to_tensor(maximum_iterations, dtype=dtypes.int32)
+            flat = [counter, *flat]
+            invariants = [None, *invariants]
+        frame_name = scope.rstrip("/")
+        ctx = WhileContext(graph, frame_name, parallel_iterations)
+        enters = []
+        for v, invariant in zip(flat, invariants):
+            e = _enter(v, frame_name, parallel_iterations, is_constant=False)
+            if invariant is not None:
+                e._shape = None
+                e.set_shape(invariant)
+            e.op._control_flow_context = ctx
+            enters.append(e)
+        with ctx.enter():
+            merges = [merge([e, e])[0] for e in enters]
+            ctx._phase_pivot = merges[0]
+            user_vars = merges[1:] if maximum_iterations is not None else merges
+            packed = _pack_like(structure, user_vars)
+            pred = convert_to_tensor(cond(*packed) if not single else cond(packed[0]))
+            if maximum_iterations is not None:
+                from tfx.core.api.math_api import less, logical_and
+
+                pred = logical_and(less(merges[0], limit), pred)
+            if pred.dtype.base is not dtypes.bool_:
+                raise TypeError(f"while_loop: cond returned {pred.dtype.base}, not bool")
+            pivot = apply_op("LoopCond", input=pred, name="LoopCond")
+            ctx.pivot = pivot
+            switches = [switch(m, pivot) for m in merges]
+            body_vars = [identity(s[1]) for s in switches]
+            ctx._phase_pivot = body_vars[0]
+            packed = _pack_like(structure, body_vars[1:] if maximum_iterations is not None
+                                else body_vars)
+            out = body(*packed) if not single else body(packed[0])
+            if single and isinstance(out, (list, tuple)) and len(out) == 1:
+                out = out[0]
+            elif not single and not isinstance(out, (list, tuple, dict)):
+                out = [out]  # as TensorFlow: a bare result for a one-element loop_vars
+            out_structure = [out] if single else out
+            if not _same_structure(structure, out_structure):
+                raise ValueError(f"while_loop: body returned {out!r}, which does not match "
+                                 f"the structure of loop_vars {loop_vars!r}")
+            new_flat = [convert_to_tensor(v) for v in _flatten(out_structure)]
+            if maximum_iterations is not None:
+                from tfx.core.api.math_api import add
+
+                new_flat = [add(body_vars[0], 1), *new_flat]
+            for m, e, new in zip(merges, enters, new_flat):
+                if new.dtype.base is not e.dtype.base:
+                    raise TypeError(f"while_loop: body changes the type of loop variable "
+                                    f"{e.name!r} from {e.dtype.base} to {new.dtype.base}")
+                if not new.shape.is_compatible_with(e.shape):
+                    raise ValueError(
+                        f"while_loop: loop variable {m.name!r} has shape {e.shape} before "
+                        f"the loop and {new.shape} after an iteration; pass "
+                        "shape_invariants for a variable whose shape changes")
+                next_iteration = apply_op("NextIteration", data=new, name="NextIteration")
+                m.op._update_input(1, next_iteration)
+            exits = [apply_op("Exit", data=s[0], name="Exit") for s in switches]
+        ctx.enters = [e.op for e in enters]
+        ctx.merges = [m.op for m in merges]
+        ctx.switches = [s[0].op for s in switches]
+        ctx.next_iterations = [m.op.inputs[1].op for m in merges]
+        ctx.exits = [x.op for x in exits]
+        graph.add_to_collection(GraphKeys.WHILE_CONTEXT, ctx)
+        results = exits[1:] if maximum_iterations is not None else exits
+        return _pack_like(structure, results)[0] if single else _pack_like(structure, results)

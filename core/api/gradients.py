@@ -1,0 +1,396 @@
+"""Automatic differentiation: `gradients(ys, xs)` adds the gradient subgraph.
+
+As the seed paper describes it, a user-level library: it finds the ops on a
+path from `xs` to `ys`, walks them backwards from the `ys` (an op is ready once
+every consumer on a path has sent its gradient), sums the partial gradients
+each tensor receives from its consumers (`AddN`; rows of IndexedSlices are
+concatenated while every part is sparse), and calls the gradient function
+registered for the op type, which adds the ops computing the gradients of the
+op's inputs under the scope `gradients/<op>_grad`.
+
+Gradient functions are registered per op type:
+
+    @RegisterGradient("Relu")
+    def _relu_grad(op, grad):
+        return apply_op("ReluGrad", gradients=grad, features=op.outputs[0])
+
+and return one gradient (or None) per input of the op. `NotDifferentiable`
+marks ops whose inputs get no gradient. The modules `math_grad`, `array_grad`,
+`nn_grad` and `control_flow_grad` hold TensorFlow's gradient functions.
+Loops are handled by `control_flow_grad.LoopGradients`, which builds a reverse
+loop fed by stacks of the forward values.
+
+A tensor the `ys` do not depend on gets None, as in TensorFlow.
+"""
+
+from __future__ import annotations
+
+import collections
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from tfx.core import dtypes
+from tfx.core.api.graph_builder import (
+    Graph,
+    IndexedSlices,
+    Operation,
+    Tensor,
+    get_default_graph,
+    name_scope,
+)
+from tfx.core.api.ops_api import convert_to_tensor, tuple_
+
+__all__ = ["gradients", "RegisterGradient", "NotDifferentiable", "get_gradient_function"]
+
+GradientFunction = Callable[..., Any]
+_GRADIENTS: dict[str, GradientFunction | None] = {}
+
+
+class RegisterGradient:
+    """Decorator: `@RegisterGradient("MatMul")` registers the gradient of an op type."""
+
+    def __init__(self, op_type: str) -> None:
+        self._op_type = op_type
+
+    def __call__(self, fn: GradientFunction) -> GradientFunction:
+        if self._op_type in _GRADIENTS:
+            raise KeyError(f"a gradient for {self._op_type!r} is already registered")
+        _GRADIENTS[self._op_type] = fn
+        return fn
+
+
+def NotDifferentiable(op_type: str) -> None:  # noqa: N802 - TensorFlow's name
+    """Declare that no gradient flows through ops of `op_type`."""
+    _GRADIENTS[op_type] = None
+
+
+NoGradient = NotDifferentiable
+
+
+def _load_gradient_modules() -> None:
+    from tfx.core.api import (  # noqa: F401 - imported for their registrations
+        array_grad,
+        control_flow_grad,
+        math_grad,
+        nn_grad,
+    )
+
+
+def get_gradient_function(op: Operation) -> GradientFunction | None:
+    """The gradient function of `op` (honouring `gradient_override_map`), or None."""
+    _load_gradient_modules()
+    op_type = op.type
+    try:
+        override = op.get_attr("_gradient_op_type")
+        op_type = override.decode() if isinstance(override, bytes) else str(override)
+    except ValueError:
+        pass
+    if op_type not in _GRADIENTS:
+        raise LookupError(f"no gradient defined for operation {op.name!r} (op type: {op_type})")
+    return _GRADIENTS[op_type]
+
+
+def is_trainable(tensor: Any) -> bool:
+    """Whether gradients flow through a tensor of this type (floats, complex, resources)."""
+    dtype = tensor.dtype.base
+    return dtype.is_floating or dtype.is_complex or dtype in (dtypes.resource, dtypes.variant)
+
+
+def gradients(ys: Any, xs: Any, grad_ys: Any = None, name: str = "gradients",
+              colocate_gradients_with_ops: bool = False, gate_gradients: bool = False,
+              aggregation_method: Any = None, stop_gradients: Any = None) -> list:
+    """Symbolic derivatives of sum(`ys`) with respect to each of `xs`.
+
+    Args:
+        ys: a tensor or list of tensors to differentiate.
+        xs: tensors or variables to differentiate with respect to.
+        grad_ys: the gradients flowing into `ys` (default: ones of their shape).
+        name: the name scope of the gradient ops.
+        colocate_gradients_with_ops: place each gradient op with its forward op.
+        gate_gradients: make the gradients of an op available only together
+            (`tuple`), which removes races between them.
+        aggregation_method: accepted for compatibility; partial sums use AddN.
+        stop_gradients: tensors treated as constants.
+
+    Returns:
+        One entry per x: a Tensor, an IndexedSlices (sparse gradient of a gather), or
+        None when `ys` does not depend on x.
+
+    Example:
+        >>> dw, db = gradients(loss, [W, b])
+    """
+    ys = _as_list(ys)
+    xs_in = _as_list(xs)
+    if grad_ys is not None:
+        grad_ys = _as_list(grad_ys)
+    graph = _graph_of(ys + xs_in)
+    with graph.as_default():
+        ys = [convert_to_tensor(y) for y in ys]
+        xs = [_as_x(x) for x in xs_in]
+        stop_ops = {id(t.op) for t in _as_list(stop_gradients or [])}
+        with name_scope(name, "gradients", ys + xs) as grad_scope:
+            builder = _Builder(graph, ys, xs, grad_scope, gate_gradients,
+                               colocate_gradients_with_ops, stop_ops)
+            return builder.run(grad_ys)
+
+
+def _as_list(value: Any) -> list:
+    if value is None:
+        return []
+    return list(value) if isinstance(value, (list, tuple)) else [value]
+
+
+def _as_x(x: Any) -> Tensor:
+    handle = getattr(x, "handle", None)
+    if isinstance(handle, Tensor):
+        return handle
+    return convert_to_tensor(x, as_ref=True)
+
+
+def _graph_of(values: Sequence[Any]) -> Graph:
+    for v in values:
+        graph = getattr(v, "graph", None)
+        if isinstance(graph, Graph):
+            return graph
+    return get_default_graph()
+
+
+class _Builder:
+    """One call of `gradients`: the ops between xs and ys, and the partial gradients."""
+
+    def __init__(self, graph: Graph, ys: list[Tensor], xs: list[Tensor], scope: str,
+                 gate: bool, colocate: bool, stop_ops: set[int]) -> None:
+        self.graph = graph
+        self.ys = ys
+        self.xs = xs
+        self.scope = scope
+        self.gate = gate
+        self.colocate = colocate
+        self.stop_ids = stop_ops
+        # Partial gradients per tensor: id(op) -> [list per output].
+        self.grads: dict[int, list[list[Any]]] = {}
+        self.between: dict[int, Operation] = {}
+        self.pending: dict[int, int] = collections.Counter()
+        self.loops: Any = None
+
+    # --- the walk -------------------------------------------------------------------
+    def run(self, grad_ys: list | None) -> list:
+        self._mark_between()
+        from tfx.core.api.control_flow_grad import LoopGradients
+
+        self.loops = LoopGradients.maybe_create(self)
+        for i, y in enumerate(self.ys):
+            grad_y = grad_ys[i] if grad_ys is not None and i < len(grad_ys) else None
+            self.set_grad(y, self._initial_grad(y, grad_y, i))
+        queue: collections.deque[Operation] = collections.deque()
+        seen: set[int] = set()
+        for y in self.ys:
+            op = y.op
+            if id(op) not in seen and self.pending[id(op)] == 0:
+                seen.add(id(op))
+                queue.append(op)
+        stop = self._stop_ops()
+        while queue:
+            self._process(queue.popleft(), queue, stop)
+        return [self.aggregated(x) for x in self.xs]
+
+    def _initial_grad(self, y: Tensor, grad_y: Any, index: int) -> Any:
+        if grad_y is not None:
+            grad = convert_to_tensor(grad_y, name=f"grad_ys_{index}")
+            if grad.dtype.base is not y.dtype.base:
+                raise TypeError(f"gradient {grad.name!r} of {y.name!r} has type "
+                                f"{grad.dtype.base}, but {y.name!r} is {y.dtype.base}")
+            return grad
+        if not is_trainable(y):
+            raise TypeError(f"cannot differentiate {y.name!r} of type {y.dtype.base}: "
+                            "gradients need floating-point ys")
+        from tfx.core.api.array_api import ones, shape
+
+        with self.graph.colocate_with(y.op) if self.colocate else _nothing():
+            return ones(shape(y), y.dtype.base, name=f"grad_ys_{index}")
+
+    def _mark_between(self) -> None:
+        reached: set[int] = set()
+        stack = [x.op for x in self.xs]
+        while stack:
+            op = stack.pop()
+            if id(op) in reached:
+                continue
+            reached.add(id(op))
+            for out in op.outputs:
+                stack.extend(out.consumers())
+        stack = [y.op for y in self.ys]
+        while stack:
+            op = stack.pop()
+            if id(op) in reached and id(op) not in self.between:
+                self.between[id(op)] = op
+                stack.extend(t.op for t in op.inputs)
+        for op in self.between.values():
+            for t in op.inputs:
+                if id(t.op) in self.between:
+                    self.pending[id(t.op)] += 1
+
+    def _stop_ops(self) -> set[int]:
+        stop = set(self.stop_ids)
+        for x in self.xs:
+            op = x.op
+            if all(self.pending[id(t.op)] == 0 or id(t.op) not in self.between
+                   for t in op.inputs):
+                stop.add(id(op))
+        return stop
+
+    def _process(self, op: Operation, queue: collections.deque, stop: set[int]) -> None:
+        loops = self.loops
+        with self.graph.colocate_with(op) if self.colocate else _nothing():
+            if loops is not None:
+                loops.enter_grad_context(op, before=True)
+            out_grads = self.aggregated_all(op)
+            if loops is not None:
+                loops.exit_grad_context(op, before=True)
+            has_grads = any(g is not None for g in out_grads)
+            grad_fn = None
+            if has_grads and id(op) not in stop:
+                grad_fn = get_gradient_function(op)
+            if loops is not None:
+                loops.enter_grad_context(op, before=False)
+            if grad_fn is not None and has_grads:
+                for i, g in enumerate(out_grads):
+                    if g is None and is_trainable(op.outputs[i]):
+                        out_grads[i] = (loops.zeros_like(op, i) if loops is not None
+                                        else zeros_like_outside_loop(op, i))
+                with name_scope(op.name + "_grad"):
+                    in_grads = _as_grad_list(grad_fn(op, *out_grads))
+                    self._verify(op, in_grads)
+                    if self.gate and sum(g is not None for g in in_grads) > 1:
+                        with self.graph.device(None), self.graph.colocate_with(
+                                None, ignore_existing=True):
+                            in_grads = tuple_(in_grads)
+            else:
+                in_grads = [None] * len(op.inputs)
+            for t, g in zip(op.inputs, in_grads):
+                if g is None:
+                    continue
+                if isinstance(g, Tensor) and t.dtype.base is not dtypes.resource:
+                    try:
+                        g.set_shape(t.shape)
+                    except ValueError as exc:
+                        raise ValueError(
+                            f"gradient of {op.name!r} ({op.type}): the gradient for input "
+                            f"{t.name!r} has shape {g.shape}, the input {t.shape}: {exc}"
+                        ) from None
+                self.set_grad(t, g)
+            if loops is not None:
+                loops.exit_grad_context(op, before=False)
+        self._update_pending(op, queue)
+
+    def _update_pending(self, op: Operation, queue: collections.deque) -> None:
+        for t in op.inputs:
+            producer = t.op
+            if id(producer) not in self.between:
+                continue
+            self.pending[id(producer)] -= 1
+            ready = self.pending[id(producer)] == 0
+            if self.loops is not None:
+                if not ready:
+                    ready = self.loops.is_ready_loop_switch(producer, self.pending[id(producer)])
+                if ready and self.loops.defer_exit(producer, queue):
+                    continue
+            if ready:
+                queue.append(producer)
+
+    def _verify(self, op: Operation, in_grads: list) -> None:
+        if len(in_grads) != len(op.inputs):
+            raise ValueError(
+                f"the gradient function of {op.name!r} ({op.type}) returned {len(in_grads)} "
+                f"gradient(s) for {len(op.inputs)} input(s)"
+            )
+
+    # --- partial gradients ----------------------------------------------------------
+    def set_grad(self, t: Tensor, grad: Any) -> None:
+        per_op = self.grads.setdefault(id(t.op), [[] for _ in t.op.outputs])
+        per_op[t.value_index].append(grad)
+        if self.loops is not None:
+            self.loops.note_grad(t, grad)
+
+    def has_any_grad(self, op: Operation) -> bool:
+        return any(any(g is not None for g in parts) for parts in self.grads.get(id(op), []))
+
+    def aggregated(self, t: Tensor) -> Any:
+        parts = self.grads.get(id(t.op))
+        if parts is None:
+            return None
+        return self._aggregate(t, parts[t.value_index])
+
+    def aggregated_all(self, op: Operation) -> list:
+        parts = self.grads.get(id(op))
+        if parts is None:
+            return [None] * len(op.outputs)
+        out = [self._aggregate(t, p) for t, p in zip(op.outputs, parts)]
+        parts[:] = [[g] if g is not None else [] for g in out]
+        return out
+
+    def _aggregate(self, t: Tensor, parts: list) -> Any:
+        parts = [g for g in parts if g is not None]
+        if not parts:
+            return None
+        if len(parts) == 1:
+            return parts[0]
+        if self.loops is not None and self.loops.is_loop_merge_input(t):
+            return parts[0]  # the back edge of a loop: NextIteration's gradient arrives later
+        if all(isinstance(g, Tensor) for g in parts):
+            from tfx.core.api.math_api import add_n
+
+            with self.graph.colocate_with(t.op) if self.colocate else _nothing():
+                return add_n(parts)
+        from tfx.core.api.array_api import concat, indexed_slices_to_tensor
+
+        if all(isinstance(g, IndexedSlices) for g in parts):
+            return IndexedSlices(concat([g.values for g in parts], 0),
+                                 concat([g.indices for g in parts], 0), parts[0].dense_shape)
+        from tfx.core.api.math_api import add_n
+
+        dense = [indexed_slices_to_tensor(g) if isinstance(g, IndexedSlices) else g
+                 for g in parts]
+        return add_n(dense)
+
+
+class _NoContext:
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *exc: Any) -> None:
+        return None
+
+
+def _nothing() -> _NoContext:
+    return _NoContext()
+
+
+def _as_grad_list(value: Any) -> list:
+    if isinstance(value, (list, tuple)):
+        return list(value)
+    return [value]
+
+
+def zeros_like_outside_loop(op: Operation, index: int) -> Tensor:
+    """Zeros for output `index` of `op`, which no path to the ys used.
+
+    For a Switch inside a cond the zeros are built on the untaken branch, so they are
+    only computed (and only alive) when that branch runs.
+    """
+    from tfx.core.api import array_api
+    from tfx.core.api.control_flow_api import CondContext, switch
+
+    val = op.outputs[index]
+    if val.dtype.base is dtypes.resource:
+        shape = convert_to_tensor(array_api.shape(val))
+        return array_api.zeros(shape, dtypes.float32)
+    ctx = op._control_flow_context
+    if op.type in ("Switch", "RefSwitch") and isinstance(ctx, CondContext):
+        switch_val = switch(op.inputs[0], ctx.pred)[1 - ctx.branch]
+        from tfx.core.api.ops_api import identity
+
+        pivot = identity(switch_val)
+        with op.graph.control_dependencies([pivot]):
+            return array_api.zeros(array_api.shape(switch_val), dtype=val.dtype.base)
+    return array_api.zeros_like(val)

@@ -1,0 +1,388 @@
+"""Math ops with TensorFlow's names and attrs, and the Tensor operators.
+
+Every function builds one op (or a few, as TensorFlow does: `truediv` of ints
+casts first; reductions without an axis reduce over a `Const` of all dims) and
+returns its output. The operators of `Tensor` (`+ - * / // % ** @ < <= > >=
+== != & | ^ ~ -x abs()`) are installed here, each in its own name scope as
+TensorFlow names them (`add`, `sub`, `mul`, `truediv`, ...).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from tfx.core import dtypes
+from tfx.core.api.graph_builder import Tensor, name_scope
+from tfx.core.api.ops_api import apply_op, constant, convert_to_tensor
+
+# --- elementwise -----------------------------------------------------------------------
+
+
+def _unary(op_type: str) -> Any:
+    def fn(x: Any, name: str | None = None) -> Tensor:
+        return apply_op(op_type, x=x, name=name)
+
+    fn.__name__ = op_type.lower()
+    fn.__doc__ = f"Elementwise `{op_type}` of `x`."
+    return fn
+
+
+negative = neg = _unary("Neg")
+abs = _unary("Abs")  # noqa: A001 - tf.abs
+sign = _unary("Sign")
+square = _unary("Square")
+sqrt = _unary("Sqrt")
+rsqrt = _unary("Rsqrt")
+exp = _unary("Exp")
+expm1 = _unary("Expm1")
+log = _unary("Log")
+log1p = _unary("Log1p")
+sin = _unary("Sin")
+cos = _unary("Cos")
+tan = _unary("Tan")
+tanh = _unary("Tanh")
+sigmoid = _unary("Sigmoid")
+reciprocal = _unary("Reciprocal")
+floor = _unary("Floor")
+ceil = _unary("Ceil")
+round = _unary("Round")  # noqa: A001 - tf.round
+erf = _unary("Erf")
+is_nan = _unary("IsNan")
+is_inf = _unary("IsInf")
+is_finite = _unary("IsFinite")
+logical_not = _unary("LogicalNot")
+
+
+def _binary(op_type: str, default_name: str | None = None) -> Any:
+    def fn(x: Any, y: Any, name: str | None = None) -> Tensor:
+        return apply_op(op_type, x=x, y=y, name=name or default_name)
+
+    fn.__name__ = (default_name or op_type).lower()
+    fn.__doc__ = f"Elementwise `{op_type}(x, y)` with broadcasting."
+    return fn
+
+
+subtract = sub = _binary("Sub")
+multiply = mul = _binary("Mul")
+realdiv = _binary("RealDiv")
+div = _binary("Div")
+floordiv = _binary("FloorDiv")
+floormod = mod = _binary("FloorMod")
+truncatediv = _binary("TruncateDiv")
+pow = _binary("Pow")  # noqa: A001 - tf.pow
+maximum = _binary("Maximum")
+minimum = _binary("Minimum")
+squared_difference = _binary("SquaredDifference")
+atan2 = _binary("Atan2")
+equal = _binary("Equal")
+not_equal = _binary("NotEqual")
+less = _binary("Less")
+less_equal = _binary("LessEqual")
+greater = _binary("Greater")
+greater_equal = _binary("GreaterEqual")
+logical_and = _binary("LogicalAnd")
+logical_or = _binary("LogicalOr")
+div_no_nan = _binary("DivNoNan")
+
+
+def add(x: Any, y: Any, name: str | None = None) -> Tensor:
+    """x + y with broadcasting (`AddV2`; `Add` for strings)."""
+    x = convert_to_tensor(x) if not isinstance(x, Tensor) and isinstance(y, str) else x
+    op_type = "Add" if getattr(x, "dtype", None) is dtypes.string else "AddV2"
+    return apply_op(op_type, x=x, y=y, name=name or "add")
+
+
+def truediv(x: Any, y: Any, name: str | None = None) -> Tensor:
+    """x / y; integers are converted to floats first (int32 -> float64), as in TensorFlow."""
+    with name_scope(name, "truediv", [x, y]) as scope:
+        x = convert_to_tensor(x, name="x")
+        y = convert_to_tensor(y, dtype=x.dtype.base, name="y")
+        dtype = x.dtype.base
+        if dtype.is_integer:
+            target = dtypes.float32 if dtype.itemsize <= 2 else dtypes.float64
+            x = cast(x, target)
+            y = cast(y, target)
+        return apply_op("RealDiv", x=x, y=y, name=scope)
+
+
+divide = truediv
+
+
+def logical_xor(x: Any, y: Any, name: str = "LogicalXor") -> Tensor:
+    with name_scope(name) as scope:
+        return logical_and(logical_or(x, y), logical_not(logical_and(x, y)), name=scope)
+
+
+def add_n(inputs: list[Any], name: str | None = None) -> Tensor:
+    """The elementwise sum of a list of same-shaped tensors (`AddN`)."""
+    inputs = list(inputs)
+    if not inputs:
+        raise ValueError("add_n needs at least one input")
+    if len(inputs) == 1:
+        return convert_to_tensor(inputs[0]) if name is None else apply_op(
+            "Identity", input=inputs[0], name=name)
+    return apply_op("AddN", inputs=inputs, name=name)
+
+
+def cast(x: Any, dtype: Any, name: str | None = None) -> Tensor:
+    """`x` converted to `dtype` (returned unchanged when it already has that type)."""
+    dtype = dtypes.as_dtype(dtype).base
+    x = convert_to_tensor(x) if not isinstance(x, Tensor) else x
+    if x.dtype.base is dtype:
+        return x
+    return apply_op("Cast", x=x, DstT=dtype, name=name or "Cast")
+
+
+def to_float(x: Any, name: str = "ToFloat") -> Tensor:
+    return cast(x, dtypes.float32, name=name)
+
+
+def to_int32(x: Any, name: str = "ToInt32") -> Tensor:
+    return cast(x, dtypes.int32, name=name)
+
+
+def to_int64(x: Any, name: str = "ToInt64") -> Tensor:
+    return cast(x, dtypes.int64, name=name)
+
+
+def clip_by_value(t: Any, clip_value_min: Any, clip_value_max: Any,
+                  name: str | None = None) -> Tensor:
+    """min(max(t, lo), hi), as TensorFlow 1.x builds it (Minimum then Maximum)."""
+    with name_scope(name, "clip_by_value", [t, clip_value_min, clip_value_max]) as scope:
+        t = convert_to_tensor(t, name="t")
+        low = minimum(t, clip_value_max)
+        return maximum(low, clip_value_min, name=scope)
+
+
+def matmul(a: Any, b: Any, transpose_a: bool = False, transpose_b: bool = False,
+           adjoint_a: bool = False, adjoint_b: bool = False, a_is_sparse: bool = False,
+           b_is_sparse: bool = False, name: str | None = None) -> Tensor:
+    """Matrix product (`MatMul` for matrices, `BatchMatMulV2` for higher ranks).
+
+    Example:
+        >>> y = matmul(x, w)            # [batch, in] @ [in, out]
+    """
+    with name_scope(name, "MatMul", [a, b]) as scope:
+        a = convert_to_tensor(a, name="a")
+        b = convert_to_tensor(b, dtype=a.dtype.base, name="b")
+        rank_a, rank_b = a.shape.ndims, b.shape.ndims
+        if (rank_a is not None and rank_a > 2) or (rank_b is not None and rank_b > 2):
+            return apply_op("BatchMatMulV2", x=a, y=b, adj_x=transpose_a or adjoint_a,
+                            adj_y=transpose_b or adjoint_b, name=scope)
+        return apply_op("MatMul", a=a, b=b, transpose_a=transpose_a or adjoint_a,
+                        transpose_b=transpose_b or adjoint_b, name=scope)
+
+
+# --- reductions ------------------------------------------------------------------------
+
+
+def reduction_dims(x: Tensor, axis: Any) -> Any:
+    """The axes to reduce: `axis`, or every dim (a Const when the rank is known)."""
+    if axis is not None:
+        return axis
+    rank = x.shape.ndims
+    if rank is not None:
+        return constant(np.arange(rank, dtype=np.int32), name="Const")
+    from tfx.core.api.array_api import range as range_
+    from tfx.core.api.array_api import rank as rank_
+
+    return range_(0, rank_(x), 1)
+
+
+def _reduction(op_type: str, default_name: str) -> Any:
+    def fn(input_tensor: Any, axis: Any = None, keepdims: bool | None = None,
+           name: str | None = None, reduction_indices: Any = None,
+           keep_dims: bool | None = None) -> Tensor:
+        if axis is None:
+            axis = reduction_indices
+        keep = bool(keepdims if keepdims is not None else keep_dims)
+        x = convert_to_tensor(input_tensor)
+        return apply_op(op_type, input=x, reduction_indices=reduction_dims(x, axis),
+                        keep_dims=keep, name=name or default_name)
+
+    fn.__name__ = f"reduce_{default_name.lower()}"
+    fn.__doc__ = (f"`{op_type}` over `axis` (all axes when None), keeping reduced dims as 1 "
+                  "when `keepdims`.")
+    return fn
+
+
+reduce_sum = _reduction("Sum", "Sum")
+reduce_mean = _reduction("Mean", "Mean")
+reduce_max = _reduction("Max", "Max")
+reduce_min = _reduction("Min", "Min")
+reduce_prod = _reduction("Prod", "Prod")
+reduce_all = _reduction("All", "All")
+reduce_any = _reduction("Any", "Any")
+
+
+def reduce_logsumexp(input_tensor: Any, axis: Any = None, keepdims: bool = False,
+                     name: str | None = None) -> Tensor:
+    """log(sum(exp(x))) computed stably around the max."""
+    with name_scope(name, "ReduceLogSumExp", [input_tensor]) as scope:
+        x = convert_to_tensor(input_tensor)
+        raw_max = reduce_max(x, axis, keepdims=True)
+        from tfx.core.api.ops_api import stop_gradient
+
+        my_max = stop_gradient(raw_max)
+        result = log(reduce_sum(exp(x - my_max), axis, keepdims=True)) + my_max
+        if not keepdims:
+            from tfx.core.api.array_api import squeeze
+
+            result = squeeze(result, axis if axis is not None else None)
+        from tfx.core.api.ops_api import identity
+
+        return identity(result, name=scope)
+
+
+def argmax(input: Any, axis: Any = None, name: str | None = None, dimension: Any = None,
+           output_type: Any = dtypes.int64) -> Tensor:
+    axis = axis if axis is not None else (dimension if dimension is not None else 0)
+    return apply_op("ArgMax", input=input, dimension=axis,
+                    output_type=dtypes.as_dtype(output_type), name=name)
+
+
+def argmin(input: Any, axis: Any = None, name: str | None = None, dimension: Any = None,
+           output_type: Any = dtypes.int64) -> Tensor:
+    axis = axis if axis is not None else (dimension if dimension is not None else 0)
+    return apply_op("ArgMin", input=input, dimension=axis,
+                    output_type=dtypes.as_dtype(output_type), name=name)
+
+
+def cumsum(x: Any, axis: Any = 0, exclusive: bool = False, reverse: bool = False,
+           name: str | None = None) -> Tensor:
+    return apply_op("Cumsum", x=x, axis=axis, exclusive=exclusive, reverse=reverse, name=name)
+
+
+def count_nonzero(input_tensor: Any, axis: Any = None, keepdims: bool = False,
+                  dtype: Any = dtypes.int64, name: str | None = None) -> Tensor:
+    with name_scope(name, "count_nonzero", [input_tensor]):
+        x = convert_to_tensor(input_tensor)
+        zero = constant(0, dtype=x.dtype.base)
+        return cast(reduce_sum(cast(not_equal(x, zero), dtypes.int64), axis, keepdims=keepdims),
+                    dtype)
+
+
+def l2_normalize(x: Any, axis: Any = None, epsilon: float = 1e-12,
+                 name: str | None = None) -> Tensor:
+    with name_scope(name, "l2_normalize", [x]) as scope:
+        x = convert_to_tensor(x, name="x")
+        square_sum = reduce_sum(square(x), axis, keepdims=True)
+        x_inv_norm = rsqrt(maximum(square_sum, epsilon))
+        return multiply(x, x_inv_norm, name=scope)
+
+
+# --- operators -------------------------------------------------------------------------
+
+
+def _binary_operator(fn: Any, scope_name: str) -> tuple[Any, Any]:
+    def forward(x: Any, y: Any) -> Any:
+        if not _convertible(y):
+            return NotImplemented
+        with name_scope(None, scope_name, [x, y]) as scope:
+            x = convert_to_tensor(x)
+            y = convert_to_tensor(y, dtype=x.dtype.base, name="y")
+            return fn(x, y, name=scope)
+
+    def reflected(y: Any, x: Any) -> Any:
+        if not _convertible(x):
+            return NotImplemented
+        with name_scope(None, scope_name, [x, y]) as scope:
+            y = convert_to_tensor(y)
+            x = convert_to_tensor(x, dtype=y.dtype.base, name="x")
+            return fn(x, y, name=scope)
+
+    return forward, reflected
+
+
+def _convertible(value: Any) -> bool:
+    return value is not None and not isinstance(value, str)
+
+
+def _truediv_op(x: Tensor, y: Tensor, name: str) -> Tensor:
+    return truediv(x, y, name=name)
+
+
+def _and(x: Tensor, y: Tensor, name: str) -> Tensor:
+    return logical_and(x, y, name=name) if x.dtype.base is dtypes.bool_ else apply_op(
+        "BitwiseAnd", x=x, y=y, name=name)
+
+
+def _or(x: Tensor, y: Tensor, name: str) -> Tensor:
+    return logical_or(x, y, name=name) if x.dtype.base is dtypes.bool_ else apply_op(
+        "BitwiseOr", x=x, y=y, name=name)
+
+
+def _xor(x: Tensor, y: Tensor, name: str) -> Tensor:
+    return logical_xor(x, y, name=name) if x.dtype.base is dtypes.bool_ else apply_op(
+        "BitwiseXor", x=x, y=y, name=name)
+
+
+def _matmul_op(x: Tensor, y: Tensor, name: str) -> Tensor:
+    return matmul(x, y, name=name)
+
+
+_OPERATORS = {
+    "add": (add, "add"),
+    "sub": (sub, "sub"),
+    "mul": (mul, "mul"),
+    "truediv": (_truediv_op, "truediv"),
+    "floordiv": (floordiv, "floordiv"),
+    "mod": (floormod, "mod"),
+    "pow": (pow, "pow"),
+    "matmul": (_matmul_op, "MatMul"),
+    "and": (_and, "and"),
+    "or": (_or, "or"),
+    "xor": (_xor, "xor"),
+}
+
+_COMPARISONS = {"lt": less, "le": less_equal, "gt": greater, "ge": greater_equal}
+
+
+def install_operators(cls: type) -> None:
+    """Give `cls` (Tensor, Variable) TensorFlow's operators."""
+    for key, (fn, scope_name) in _OPERATORS.items():
+        forward, reflected = _binary_operator(fn, scope_name)
+        setattr(cls, f"__{key}__", forward)
+        setattr(cls, f"__r{key}__", reflected)
+    for key, fn in _COMPARISONS.items():
+        setattr(cls, f"__{key}__", _comparison(fn))
+    cls.__eq__ = _equality(equal)
+    cls.__ne__ = _equality(not_equal)
+    cls.__neg__ = lambda self: neg(self)
+    cls.__abs__ = lambda self: abs(self)
+    cls.__invert__ = lambda self: logical_not(self)
+    cls.__hash__ = object.__hash__
+
+
+def _comparison(fn: Any) -> Any:
+    def compare(x: Any, y: Any) -> Any:
+        if not _convertible(y):
+            return NotImplemented
+        x = convert_to_tensor(x)
+        return fn(x, convert_to_tensor(y, dtype=x.dtype.base, name="y"))
+
+    return compare
+
+
+def _equality(fn: Any) -> Any:
+    def compare(x: Any, y: Any) -> Any:
+        if y is None or isinstance(y, str) or not _numeric_like(y):
+            return NotImplemented
+        x = convert_to_tensor(x)
+        try:
+            y = convert_to_tensor(y, dtype=x.dtype.base, name="y")
+        except (TypeError, ValueError):
+            return NotImplemented
+        return fn(x, y)
+
+    return compare
+
+
+def _numeric_like(value: Any) -> bool:
+    return isinstance(value, (int, float, bool, complex, np.ndarray, np.generic, list,
+                              tuple)) or hasattr(value, "dtype")
+
+
+install_operators(Tensor)

@@ -1,0 +1,429 @@
+"""Gradient functions of the math ops (TensorFlow's math_grad.py).
+
+Binary ops broadcast, so the gradient of each operand is summed over the axes
+it was broadcast along and reshaped back to its shape. The axes come from
+`BroadcastGradientArgs` on the two runtime shapes, or are computed here when
+both static shapes are fully known (then the sum is over a constant list, and
+is left out altogether when nothing was broadcast).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from tfx.core import dtypes
+from tfx.core.api import array_api as A
+from tfx.core.api import math_api as M
+from tfx.core.api.gradients import NotDifferentiable, RegisterGradient
+from tfx.core.api.graph_builder import Operation, Tensor, constant_value
+from tfx.core.api.ops_api import apply_op, constant
+
+# --- broadcasting ----------------------------------------------------------------------
+
+
+def _static_reduction_axes(sx: tuple, sy: tuple) -> tuple[list[int], list[int]]:
+    rank = max(len(sx), len(sy))
+    px = (1,) * (rank - len(sx)) + tuple(sx)
+    py = (1,) * (rank - len(sy)) + tuple(sy)
+    out = [max(a, b) for a, b in zip(px, py)]
+    rx = [i for i in range(rank) if i < rank - len(sx) or (px[i] == 1 and out[i] != 1)]
+    ry = [i for i in range(rank) if i < rank - len(sy) or (py[i] == 1 and out[i] != 1)]
+    return rx, ry
+
+
+def reduce_to(grad: Tensor, x: Tensor, axes: Any, shape: Any) -> Tensor:
+    """Sum `grad` over `axes` (None: nothing broadcast) and reshape it to `x`'s shape."""
+    if axes is None:
+        if grad.shape.as_tuple() == x.shape.as_tuple():
+            return grad
+        return A.reshape(grad, shape)
+    return A.reshape(M.reduce_sum(grad, axes, keepdims=True), shape)
+
+
+def broadcast_gradients(grad: Tensor, x: Tensor, y: Tensor, gx: Tensor | None,
+                        gy: Tensor | None) -> tuple[Any, Any]:
+    """The gradients of the two operands of a broadcasting op, given the unreduced ones."""
+    if x.shape.is_fully_defined() and y.shape.is_fully_defined():
+        sx, sy = tuple(x.shape.as_list()), tuple(y.shape.as_list())
+        rx, ry = _static_reduction_axes(sx, sy)
+        out_x = None if gx is None else reduce_to(
+            gx, x, constant(np.array(rx, np.int32)) if rx else None, list(sx))
+        out_y = None if gy is None else reduce_to(
+            gy, y, constant(np.array(ry, np.int32)) if ry else None, list(sy))
+        return out_x, out_y
+    shape_x = A.shape(x)
+    shape_y = A.shape(y)
+    rx, ry = apply_op("BroadcastGradientArgs", s0=shape_x, s1=shape_y)
+    out_x = None if gx is None else A.reshape(M.reduce_sum(gx, rx), shape_x)
+    out_y = None if gy is None else A.reshape(M.reduce_sum(gy, ry), shape_y)
+    return out_x, out_y
+
+
+@RegisterGradient("Add")
+@RegisterGradient("AddV2")
+def _add_grad(op: Operation, grad: Tensor) -> tuple:
+    x, y = op.inputs
+    return broadcast_gradients(grad, x, y, grad, grad)
+
+
+@RegisterGradient("Sub")
+def _sub_grad(op: Operation, grad: Tensor) -> tuple:
+    x, y = op.inputs
+    return broadcast_gradients(grad, x, y, grad, M.neg(grad))
+
+
+@RegisterGradient("Mul")
+def _mul_grad(op: Operation, grad: Tensor) -> tuple:
+    x, y = op.inputs
+    return broadcast_gradients(grad, x, y, M.mul(grad, _conj(y)), M.mul(_conj(x), grad))
+
+
+@RegisterGradient("RealDiv")
+@RegisterGradient("Div")
+def _div_grad(op: Operation, grad: Tensor) -> tuple:
+    x, y = op.inputs
+    if not x.dtype.is_floating and not x.dtype.is_complex:
+        return None, None  # integer division
+    div = M.realdiv if op.type == "RealDiv" else M.div
+    gx = div(grad, y)
+    gy = M.mul(grad, div(div(M.neg(x), y), y))
+    return broadcast_gradients(grad, x, y, gx, gy)
+
+
+@RegisterGradient("DivNoNan")
+def _div_no_nan_grad(op: Operation, grad: Tensor) -> tuple:
+    x, y = op.inputs
+    gx = M.div_no_nan(grad, y)
+    gy = M.mul(grad, M.div_no_nan(M.div_no_nan(M.neg(x), y), y))
+    return broadcast_gradients(grad, x, y, gx, gy)
+
+
+@RegisterGradient("FloorMod")
+def _floor_mod_grad(op: Operation, grad: Tensor) -> tuple:
+    x, y = op.inputs
+    floor_xy = M.floordiv(x, y)
+    return broadcast_gradients(grad, x, y, grad, M.mul(grad, M.neg(floor_xy)))
+
+
+@RegisterGradient("Pow")
+def _pow_grad(op: Operation, grad: Tensor) -> tuple:
+    x, y = op.inputs
+    z = op.outputs[0]
+    gx = M.mul(M.mul(grad, y), M.pow(x, M.sub(y, constant(1, y.dtype.base))))
+    mask = M.greater(x, A.zeros_like(x))
+    safe_x = A.where(mask, x, A.ones_like(x))
+    log_x = A.where(mask, M.log(safe_x), A.zeros_like(x))
+    gy = M.mul(M.mul(grad, z), log_x)
+    return broadcast_gradients(grad, x, y, gx, gy)
+
+
+def _maximum_minimum_grad(op: Operation, grad: Tensor, selector: Any) -> tuple:
+    x, y = op.inputs
+    xmask = selector(x, y)  # the output's shape, as `grad`
+    zeros = A.zeros_like(grad)
+    return broadcast_gradients(grad, x, y, A.where(xmask, grad, zeros),
+                               A.where(xmask, zeros, grad))
+
+
+@RegisterGradient("Maximum")
+def _maximum_grad(op: Operation, grad: Tensor) -> tuple:
+    return _maximum_minimum_grad(op, grad, M.greater_equal)
+
+
+@RegisterGradient("Minimum")
+def _minimum_grad(op: Operation, grad: Tensor) -> tuple:
+    return _maximum_minimum_grad(op, grad, M.less_equal)
+
+
+@RegisterGradient("SquaredDifference")
+def _squared_difference_grad(op: Operation, grad: Tensor) -> tuple:
+    x, y = op.inputs
+    x_grad = M.mul(M.mul(constant(2, grad.dtype.base), grad), M.sub(x, y))
+    return broadcast_gradients(grad, x, y, x_grad, M.neg(x_grad))
+
+
+def _conj(x: Tensor) -> Tensor:
+    return apply_op("Conj", input=x) if x.dtype.is_complex else x
+
+
+# --- unary -----------------------------------------------------------------------------
+
+
+@RegisterGradient("Neg")
+def _neg_grad(op: Operation, grad: Tensor) -> Tensor:
+    return M.neg(grad)
+
+
+@RegisterGradient("Square")
+def _square_grad(op: Operation, grad: Tensor) -> Tensor:
+    x = op.inputs[0]
+    with op.graph.control_dependencies([grad]):
+        two = constant(2, x.dtype.base)
+        return M.mul(grad, M.mul(x, two))
+
+
+def _output_grad(op_type: str) -> Any:
+    def fn(op: Operation, grad: Tensor) -> Tensor:
+        return apply_op(op_type, y=op.outputs[0], dy=grad)
+
+    return fn
+
+
+for _op, _grad in (("Sqrt", "SqrtGrad"), ("Rsqrt", "RsqrtGrad"), ("Tanh", "TanhGrad"),
+                   ("Sigmoid", "SigmoidGrad"), ("Reciprocal", "ReciprocalGrad"),
+                   ("Inv", "ReciprocalGrad")):
+    RegisterGradient(_op)(_output_grad(_grad))
+
+
+@RegisterGradient("Exp")
+def _exp_grad(op: Operation, grad: Tensor) -> Tensor:
+    return M.mul(grad, _conj(op.outputs[0]))
+
+
+@RegisterGradient("Expm1")
+def _expm1_grad(op: Operation, grad: Tensor) -> Tensor:
+    return M.mul(grad, M.exp(op.inputs[0]))
+
+
+@RegisterGradient("Log")
+def _log_grad(op: Operation, grad: Tensor) -> Tensor:
+    return M.mul(grad, M.reciprocal(op.inputs[0]))
+
+
+@RegisterGradient("Log1p")
+def _log1p_grad(op: Operation, grad: Tensor) -> Tensor:
+    x = op.inputs[0]
+    return M.mul(grad, M.reciprocal(M.add(constant(1, x.dtype.base), x)))
+
+
+@RegisterGradient("Abs")
+def _abs_grad(op: Operation, grad: Tensor) -> Tensor:
+    return M.mul(grad, M.sign(op.inputs[0]))
+
+
+@RegisterGradient("Sign")
+def _sign_grad(op: Operation, grad: Tensor) -> Tensor:
+    return A.zeros_like(op.inputs[0])
+
+
+@RegisterGradient("Sin")
+def _sin_grad(op: Operation, grad: Tensor) -> Tensor:
+    return M.mul(grad, M.cos(op.inputs[0]))
+
+
+@RegisterGradient("Cos")
+def _cos_grad(op: Operation, grad: Tensor) -> Tensor:
+    return M.neg(M.mul(grad, M.sin(op.inputs[0])))
+
+
+@RegisterGradient("Erf")
+def _erf_grad(op: Operation, grad: Tensor) -> Tensor:
+    x = op.inputs[0]
+    two_over_root_pi = constant(2 / math.sqrt(math.pi), x.dtype.base)
+    return M.mul(M.mul(grad, two_over_root_pi), M.exp(M.neg(M.square(x))))
+
+
+@RegisterGradient("Cast")
+def _cast_grad(op: Operation, grad: Tensor) -> Any:
+    src = op.inputs[0].dtype.base
+    dst = op.outputs[0].dtype.base
+    differentiable = (dtypes.float16, dtypes.bfloat16, dtypes.float32, dtypes.float64,
+                      dtypes.complex64, dtypes.complex128)
+    if src in differentiable and dst in differentiable:
+        return M.cast(grad, src)
+    return None
+
+
+@RegisterGradient("AddN")
+def _add_n_grad(op: Operation, grad: Tensor) -> list:
+    return [grad] * len(op.inputs)
+
+
+@RegisterGradient("ClipByValue")
+def _clip_by_value_grad(op: Operation, grad: Tensor) -> tuple:
+    x, low, high = op.inputs
+    inside = M.logical_and(M.greater_equal(x, low), M.less_equal(x, high))
+    return A.where_v2(inside, grad, A.zeros_like(grad)), None, None
+
+
+@RegisterGradient("Select")
+def _select_grad(op: Operation, grad: Tensor) -> tuple:
+    c = op.inputs[0]
+    zeros = A.zeros_like(op.inputs[1])
+    return None, A.where(c, grad, zeros), A.where(c, zeros, grad)
+
+
+@RegisterGradient("SelectV2")
+def _select_v2_grad(op: Operation, grad: Tensor) -> tuple:
+    c, x, y = op.inputs
+    zeros = A.zeros_like(grad)
+    gx = A.where_v2(c, grad, zeros)
+    gy = A.where_v2(c, zeros, grad)
+    out_x = _sum_to(gx, x)
+    out_y = _sum_to(gy, y)
+    return None, out_x, out_y
+
+
+def _sum_to(grad: Tensor, x: Tensor) -> Tensor:
+    """Sum a broadcast gradient back to the shape of `x`."""
+    if grad.shape.as_tuple() == x.shape.as_tuple() and x.shape.is_fully_defined():
+        return grad
+    shape_x = A.shape(x)
+    _, axes = apply_op("BroadcastGradientArgs", s0=A.shape(grad), s1=shape_x)
+    return A.reshape(M.reduce_sum(grad, axes, keepdims=True), shape_x)
+
+
+# --- matrix products -------------------------------------------------------------------
+
+
+@RegisterGradient("MatMul")
+def _matmul_grad(op: Operation, grad: Tensor) -> tuple:
+    t_a = op.get_attr("transpose_a")
+    t_b = op.get_attr("transpose_b")
+    a, b = _conj(op.inputs[0]), _conj(op.inputs[1])
+    if not t_a and not t_b:
+        return (M.matmul(grad, b, transpose_b=True), M.matmul(a, grad, transpose_a=True))
+    if not t_a and t_b:
+        return M.matmul(grad, b), M.matmul(grad, a, transpose_a=True)
+    if t_a and not t_b:
+        return M.matmul(b, grad, transpose_b=True), M.matmul(a, grad)
+    return (M.matmul(b, grad, transpose_a=True, transpose_b=True),
+            M.matmul(grad, a, transpose_a=True, transpose_b=True))
+
+
+def _batch_matmul(x: Tensor, y: Tensor, adj_x: bool, adj_y: bool) -> Tensor:
+    return apply_op("BatchMatMulV2", x=x, y=y, adj_x=adj_x, adj_y=adj_y, name="MatMul")
+
+
+@RegisterGradient("BatchMatMul")
+@RegisterGradient("BatchMatMulV2")
+@RegisterGradient("BatchMatMulV3")
+def _batch_matmul_grad(op: Operation, grad: Tensor) -> tuple:
+    x, y = op.inputs
+    adj_x = op.get_attr("adj_x")
+    adj_y = op.get_attr("adj_y")
+    if not adj_x:
+        gx = _batch_matmul(grad, y, False, not adj_y) if not adj_y else (
+            _batch_matmul(grad, y, False, False))
+    else:
+        gx = _batch_matmul(y, grad, adj_y, True) if not adj_y else (
+            _batch_matmul(y, grad, True, True))
+    if not adj_y:
+        gy = _batch_matmul(x, grad, not adj_x, False) if not adj_x else (
+            _batch_matmul(x, grad, False, False))
+    else:
+        gy = _batch_matmul(grad, x, True, adj_x) if not adj_x else (
+            _batch_matmul(grad, x, True, True))
+    if op.type == "BatchMatMul":
+        return gx, gy
+    return _sum_to(gx, x), _sum_to(gy, y)
+
+
+# --- reductions ------------------------------------------------------------------------
+
+
+def _kept_dims_shape(op: Operation) -> Any:
+    """The shape of the reduction's output with reduced dims kept as 1 (static if possible)."""
+    x, axes = op.inputs[0], op.inputs[1]
+    static = x.shape
+    axes_value = constant_value(axes)
+    if static.ndims is not None and axes_value is not None:
+        rank = static.ndims
+        reduced = {int(a) % rank for a in np.asarray(axes_value).reshape(-1)} if rank else set()
+        dims = [1 if i in reduced else d for i, d in enumerate(static.as_list())]
+        if all(d is not None for d in dims):
+            return dims, static.as_list() if static.is_fully_defined() else None
+    input_shape = A.shape(x)
+    rank = A.size(input_shape)
+    axes32 = M.cast(axes, dtypes.int32)
+    axes32 = M.floormod(M.add(axes32, rank), rank)
+    kept = A.dynamic_stitch([A.range(rank), axes32],
+                            [input_shape, A.fill(A.shape(axes32), 1)])
+    return kept, None
+
+
+def _sum_like_grad(op: Operation, grad: Tensor) -> Tensor:
+    """Broadcast the reduced gradient back over the input (Reshape + Tile)."""
+    x = op.inputs[0]
+    kept, static_input = _kept_dims_shape(op)
+    grad = A.reshape(grad, kept)
+    if static_input is not None:
+        multiples = [a // max(b, 1) for a, b in zip(static_input, kept)]
+        if all(m == 1 for m in multiples):
+            return grad
+        return A.tile(grad, multiples)
+    input_shape = A.shape(x)
+    return A.tile(grad, M.floordiv(input_shape, M.maximum(kept, 1)))
+
+
+@RegisterGradient("Sum")
+def _sum_grad(op: Operation, grad: Tensor) -> tuple:
+    return _sum_like_grad(op, grad), None
+
+
+@RegisterGradient("Mean")
+def _mean_grad(op: Operation, grad: Tensor) -> tuple:
+    sum_grad = _sum_like_grad(op, grad)
+    x, y = op.inputs[0], op.outputs[0]
+    if x.shape.is_fully_defined() and y.shape.is_fully_defined():
+        factor = max(x.shape.num_elements(), 1) // max(y.shape.num_elements(), 1)
+        return M.truediv(sum_grad, constant(factor, sum_grad.dtype.base)), None
+    input_size = M.reduce_prod(A.shape(x))
+    output_size = M.reduce_prod(A.shape(y))
+    factor = M.floordiv(input_size, M.maximum(output_size, 1))
+    return M.truediv(sum_grad, M.cast(factor, sum_grad.dtype.base)), None
+
+
+def _min_or_max_grad(op: Operation, grad: Tensor) -> tuple:
+    kept, _ = _kept_dims_shape(op)
+    x, axes = op.inputs
+    y = A.reshape(op.outputs[0], kept)
+    grad = A.reshape(grad, kept)
+    indicators = M.cast(M.equal(y, x), grad.dtype.base)
+    num_selected = A.reshape(M.reduce_sum(indicators, axes), kept)
+    return M.mul(M.div(indicators, num_selected), grad), None
+
+
+RegisterGradient("Max")(_min_or_max_grad)
+RegisterGradient("Min")(_min_or_max_grad)
+
+
+@RegisterGradient("Prod")
+def _prod_grad(op: Operation, grad: Tensor) -> tuple:
+    """d prod / d x_i = product of the others: exclusive cumprods from both sides."""
+    x, axes = op.inputs
+    if x.shape.ndims is None or constant_value(axes) is None:
+        raise LookupError(f"the gradient of {op.name!r} (Prod) needs a known rank and axes")
+    rank = x.shape.ndims
+    reduced = sorted({int(a) % rank for a in np.asarray(constant_value(axes)).reshape(-1)})
+    other = [i for i in range(rank) if i not in reduced]
+    perm = reduced + other
+    permuted = A.transpose(x, perm)
+    permuted_shape = A.shape(permuted)
+    reduced_num = M.reduce_prod(A.gather(A.shape(x), reduced)) if reduced else 1
+    reshaped = A.reshape(permuted, A.stack([reduced_num, -1]))
+    left = apply_op("Cumprod", x=reshaped, axis=0, exclusive=True)
+    right = apply_op("Cumprod", x=reshaped, axis=0, exclusive=True, reverse=True)
+    y = A.reshape(M.mul(_conj(left), _conj(right)), permuted_shape)
+    inverse = list(np.argsort(perm))
+    out = A.transpose(y, inverse)
+    return M.mul(_sum_like_grad(op, grad), out), None
+
+
+@RegisterGradient("Cumsum")
+def _cumsum_grad(op: Operation, grad: Tensor) -> tuple:
+    axis = op.inputs[1]
+    return M.cumsum(grad, axis, exclusive=op.get_attr("exclusive"),
+                    reverse=not op.get_attr("reverse")), None
+
+
+for _name in (
+    "Equal", "NotEqual", "Less", "LessEqual", "Greater", "GreaterEqual", "ApproximateEqual",
+    "LogicalAnd", "LogicalOr", "LogicalNot", "ArgMax", "ArgMin", "Range", "LinSpace",
+    "Floor", "Ceil", "Round", "Rint", "FloorDiv", "TruncateDiv", "IsNan", "IsInf", "IsFinite",
+    "BitwiseAnd", "BitwiseOr", "BitwiseXor", "Bincount", "All", "Any",
+):
+    NotDifferentiable(_name)

@@ -1,0 +1,363 @@
+"""`tfx.nn`: activations, convolutions, pooling, losses, dropout and embeddings.
+
+Each function emits TensorFlow's op (`Relu`, `Conv2D`, `MaxPool`,
+`SoftmaxCrossEntropyWithLogits`, ...) with TensorFlow's attrs.
+`embedding_lookup` over a list of parameter shards is the seed paper's
+Figure 4: ids are split by `DynamicPartition`, each shard is gathered where
+it lives, and `DynamicStitch` puts the rows back in order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from tfx.core import dtypes
+from tfx.core.api import array_api, math_api
+from tfx.core.api.graph_builder import Tensor, name_scope
+from tfx.core.api.ops_api import apply_op, convert_to_tensor, identity, stop_gradient
+
+sigmoid = math_api.sigmoid
+tanh = math_api.tanh
+l2_normalize = math_api.l2_normalize
+
+
+def _unary(op_type: str) -> Any:
+    def fn(features: Any, name: str | None = None) -> Tensor:
+        return apply_op(op_type, features=features, name=name)
+
+    fn.__name__ = op_type.lower()
+    fn.__doc__ = f"`{op_type}` of `features`, elementwise."
+    return fn
+
+
+relu = _unary("Relu")
+relu6 = _unary("Relu6")
+elu = _unary("Elu")
+selu = _unary("Selu")
+softplus = _unary("Softplus")
+softsign = _unary("Softsign")
+
+
+def leaky_relu(features: Any, alpha: float = 0.2, name: str | None = None) -> Tensor:
+    return apply_op("LeakyRelu", features=features, alpha=alpha, name=name)
+
+
+def _last_axis_op(op_type: str, logits: Any, axis: int | None, name: str | None) -> Tensor:
+    logits = convert_to_tensor(logits)
+    ndims = logits.shape.ndims
+    if axis is None or axis == -1 or (ndims is not None and axis == ndims - 1):
+        return apply_op(op_type, logits=logits, name=name)
+    if ndims is None:
+        raise ValueError(f"{op_type} over axis {axis} needs a known rank")
+    perm = list(range(ndims))
+    perm[axis], perm[-1] = perm[-1], perm[axis]
+    with name_scope(name, op_type) as scope:
+        moved = array_api.transpose(logits, perm)
+        out = apply_op(op_type, logits=moved)
+        return array_api.transpose(out, perm, name=scope)
+
+
+def softmax(logits: Any, axis: int | None = None, name: str | None = None,
+            dim: int | None = None) -> Tensor:
+    """exp(logits) normalized over `axis` (the last by default)."""
+    return _last_axis_op("Softmax", logits, axis if axis is not None else dim, name)
+
+
+def log_softmax(logits: Any, axis: int | None = None, name: str | None = None,
+                dim: int | None = None) -> Tensor:
+    return _last_axis_op("LogSoftmax", logits, axis if axis is not None else dim, name)
+
+
+def bias_add(value: Any, bias: Any, data_format: str | None = None,
+             name: str | None = None) -> Tensor:
+    """`value + bias` along the channel dim (`BiasAdd`)."""
+    return apply_op("BiasAdd", value=value, bias=bias, data_format=data_format or "NHWC",
+                    name=name)
+
+
+def xw_plus_b(x: Any, weights: Any, biases: Any, name: str | None = None) -> Tensor:
+    with name_scope(name, "xw_plus_b", [x, weights, biases]) as scope:
+        return bias_add(math_api.matmul(x, weights), biases, name=scope)
+
+
+# --- convolution and pooling -----------------------------------------------------------
+
+
+def _list4(value: Any, data_format: str, what: str) -> list[int]:
+    if isinstance(value, int):
+        value = [value, value]
+    value = list(value)
+    if len(value) == 1:
+        value = value * 2
+    if len(value) == 2:
+        value = [1, *value, 1] if data_format.endswith("C") else [1, 1, *value]
+    if len(value) != 4:
+        raise ValueError(f"{what} must have 1, 2 or 4 elements, got {value}")
+    return value
+
+
+def conv2d(input: Any, filter: Any = None, strides: Any = None, padding: str | None = None,
+           use_cudnn_on_gpu: bool = True, data_format: str = "NHWC", dilations: Any = None,
+           name: str | None = None, filters: Any = None) -> Tensor:
+    """2-D convolution of NHWC `input` with an HWIO `filter` (`Conv2D`).
+
+    Example:
+        >>> y = conv2d(images, w, strides=[1, 1, 1, 1], padding="SAME")
+    """
+    filter = filter if filter is not None else filters
+    return apply_op("Conv2D", input=input, filter=filter,
+                    strides=_list4(strides, data_format, "strides"), padding=padding,
+                    use_cudnn_on_gpu=use_cudnn_on_gpu, data_format=data_format,
+                    dilations=_list4(dilations or 1, data_format, "dilations"), name=name)
+
+
+def depthwise_conv2d(input: Any, filter: Any, strides: Any, padding: str, rate: Any = None,
+                     name: str | None = None, data_format: str = "NHWC",
+                     dilations: Any = None) -> Tensor:
+    """Per-channel convolution (`DepthwiseConv2dNative`)."""
+    rate = rate if rate is not None else dilations
+    return apply_op("DepthwiseConv2dNative", input=input, filter=filter,
+                    strides=_list4(strides, data_format, "strides"), padding=padding,
+                    data_format=data_format,
+                    dilations=_list4(rate or 1, data_format, "dilations"),
+                    name=name or "depthwise")
+
+
+def max_pool(value: Any, ksize: Any, strides: Any, padding: str, data_format: str = "NHWC",
+             name: str | None = None, input: Any = None) -> Tensor:
+    value = value if value is not None else input
+    return apply_op("MaxPool", input=value, ksize=_list4(ksize, data_format, "ksize"),
+                    strides=_list4(strides, data_format, "strides"), padding=padding,
+                    data_format=data_format, name=name)
+
+
+def avg_pool(value: Any, ksize: Any, strides: Any, padding: str, data_format: str = "NHWC",
+             name: str | None = None, input: Any = None) -> Tensor:
+    value = value if value is not None else input
+    return apply_op("AvgPool", value=value, ksize=_list4(ksize, data_format, "ksize"),
+                    strides=_list4(strides, data_format, "strides"), padding=padding,
+                    data_format=data_format, name=name)
+
+
+# --- losses ----------------------------------------------------------------------------
+
+
+def softmax_cross_entropy_with_logits_v2(labels: Any = None, logits: Any = None,
+                                         axis: int = -1, name: str | None = None,
+                                         dim: int | None = None) -> Tensor:
+    """Per-example cross entropy between `labels` (distributions) and softmax(`logits`).
+
+    Gradients flow into both labels and logits, as TensorFlow's v2.
+    """
+    with name_scope(name, "softmax_cross_entropy_with_logits", [logits, labels]) as scope:
+        logits = convert_to_tensor(logits, name="logits")
+        labels = convert_to_tensor(labels, logits.dtype.base, name="labels")
+        ndims = logits.shape.ndims
+        axis = axis if dim is None else dim
+        if ndims == 2 and axis in (-1, 1):
+            return apply_op("SoftmaxCrossEntropyWithLogits", features=logits, labels=labels,
+                            name=scope)[0]
+        # Other ranks: move `axis` last, flatten to a matrix, and restore the batch shape.
+        if ndims is None:
+            raise ValueError("softmax_cross_entropy_with_logits needs logits of known rank")
+        if axis not in (-1, ndims - 1):
+            perm = list(range(ndims))
+            perm[axis], perm[-1] = perm[-1], perm[axis]
+            logits = array_api.transpose(logits, perm)
+            labels = array_api.transpose(labels, perm)
+        batch_shape = array_api.slice(array_api.shape(logits), [0], [ndims - 1])
+        flat_logits = array_api.reshape(logits, [-1, logits.shape[-1] or -1])
+        flat_labels = array_api.reshape(labels, [-1, logits.shape[-1] or -1])
+        loss = apply_op("SoftmaxCrossEntropyWithLogits", features=flat_logits,
+                        labels=flat_labels)[0]
+        return array_api.reshape(loss, batch_shape, name=scope)
+
+
+def softmax_cross_entropy_with_logits(_sentinel: Any = None, labels: Any = None,
+                                      logits: Any = None, dim: int = -1,
+                                      name: str | None = None) -> Tensor:
+    """TensorFlow 1.x's version: no gradient flows into `labels`."""
+    if _sentinel is not None:
+        raise ValueError("pass labels= and logits= by name")
+    with name_scope(name, "softmax_cross_entropy_with_logits_sg", [logits, labels]) as scope:
+        labels = stop_gradient(labels, name="labels_stop_gradient")
+        return softmax_cross_entropy_with_logits_v2(labels=labels, logits=logits, axis=dim,
+                                                    name=scope)
+
+
+def sparse_softmax_cross_entropy_with_logits(_sentinel: Any = None, labels: Any = None,
+                                             logits: Any = None,
+                                             name: str | None = None) -> Tensor:
+    """Cross entropy with integer class `labels` (`SparseSoftmaxCrossEntropyWithLogits`)."""
+    if _sentinel is not None:
+        raise ValueError("pass labels= and logits= by name")
+    with name_scope(name, "SparseSoftmaxCrossEntropyWithLogits", [labels, logits]) as scope:
+        logits = convert_to_tensor(logits)
+        labels = convert_to_tensor(labels)
+        if logits.shape.ndims == 2:
+            return apply_op("SparseSoftmaxCrossEntropyWithLogits", features=logits,
+                            labels=labels, name=scope)[0]
+        if logits.shape.ndims is None:
+            raise ValueError("sparse_softmax_cross_entropy_with_logits needs a known rank")
+        labels_shape = array_api.shape(labels)
+        flat_logits = array_api.reshape(logits, [-1, logits.shape[-1] or -1])
+        flat_labels = array_api.reshape(labels, [-1])
+        loss = apply_op("SparseSoftmaxCrossEntropyWithLogits", features=flat_logits,
+                        labels=flat_labels)[0]
+        return array_api.reshape(loss, labels_shape, name=scope)
+
+
+def sigmoid_cross_entropy_with_logits(_sentinel: Any = None, labels: Any = None,
+                                      logits: Any = None, name: str | None = None) -> Tensor:
+    """max(x, 0) - x * z + log(1 + exp(-|x|)), TensorFlow's stable form."""
+    with name_scope(name, "logistic_loss", [logits, labels]) as scope:
+        logits = convert_to_tensor(logits, name="logits")
+        labels = convert_to_tensor(labels, logits.dtype.base, name="labels")
+        zeros = array_api.zeros_like(logits)
+        cond = math_api.greater_equal(logits, zeros)
+        relu_logits = array_api.where(cond, logits, zeros)
+        neg_abs_logits = array_api.where(cond, math_api.neg(logits), logits)
+        return math_api.add(relu_logits - logits * labels,
+                            math_api.log1p(math_api.exp(neg_abs_logits)), name=scope)
+
+
+def l2_loss(t: Any, name: str | None = None) -> Tensor:
+    """sum(t ** 2) / 2 (`L2Loss`)."""
+    return apply_op("L2Loss", t=t, name=name)
+
+
+def dropout(x: Any, keep_prob: Any = None, noise_shape: Any = None, seed: int | None = None,
+            name: str | None = None, rate: Any = None) -> Tensor:
+    """Zero elements with probability 1 - keep_prob and scale the rest by 1 / keep_prob."""
+    from tfx.core.api.random_api import random_uniform
+
+    if keep_prob is None:
+        if rate is None:
+            raise ValueError("dropout needs keep_prob or rate")
+        keep_prob = 1 - rate if not isinstance(rate, Tensor) else math_api.sub(1.0, rate)
+    with name_scope(name, "dropout", [x]) as scope:
+        x = convert_to_tensor(x, name="x")
+        keep_prob = convert_to_tensor(keep_prob, x.dtype.base, name="keep_prob")
+        shape = noise_shape if noise_shape is not None else array_api.shape(x)
+        random_tensor = keep_prob + random_uniform(shape, seed=seed, dtype=x.dtype.base)
+        binary_tensor = math_api.floor(random_tensor)
+        ret = math_api.mul(math_api.truediv(x, keep_prob), binary_tensor, name=scope)
+        ret.set_shape(x.shape)
+        return ret
+
+
+def moments(x: Any, axes: Sequence[int], shift: Any = None, name: str | None = None,
+            keep_dims: bool = False, keepdims: bool | None = None) -> tuple[Tensor, Tensor]:
+    """Mean and variance of `x` over `axes`."""
+    keep = keep_dims if keepdims is None else keepdims
+    with name_scope(name, "moments", [x, axes]):
+        x = convert_to_tensor(x)
+        mean = math_api.reduce_mean(x, axes, keepdims=True, name="mean")
+        variance = math_api.reduce_mean(
+            math_api.squared_difference(x, stop_gradient(mean)), axes, keepdims=True,
+            name="variance")
+        if not keep:
+            mean = array_api.squeeze(mean, list(axes))
+            variance = array_api.squeeze(variance, list(axes))
+        return mean, variance
+
+
+def batch_normalization(x: Any, mean: Any, variance: Any, offset: Any, scale: Any,
+                        variance_epsilon: float, name: str | None = None) -> Tensor:
+    with name_scope(name, "batchnorm", [x, mean, variance, scale, offset]) as scope:
+        inv = math_api.rsqrt(variance + variance_epsilon)
+        if scale is not None:
+            inv = inv * scale
+        x = convert_to_tensor(x)
+        rest = (offset - mean * inv) if offset is not None else (-mean * inv)
+        return math_api.add(x * inv, rest, name=scope)
+
+
+def in_top_k(predictions: Any, targets: Any, k: Any, name: str | None = None) -> Tensor:
+    return apply_op("InTopKV2", predictions=predictions, targets=targets, k=k, name=name)
+
+
+def top_k(input: Any, k: Any = 1, sorted: bool = True, name: str | None = None) -> list[Tensor]:
+    return apply_op("TopKV2", input=input, k=k, sorted=sorted, name=name)
+
+
+# --- embeddings ------------------------------------------------------------------------
+
+
+def embedding_lookup(params: Any, ids: Any, partition_strategy: str = "mod",
+                     name: str | None = None, validate_indices: bool = True,
+                     max_norm: Any = None) -> Tensor:
+    """Rows `ids` of `params`, which may be a list of shards (the seed's Figure 4).
+
+    With several shards, id `i` lives in shard `i % n` at row `i // n` ("mod") or in
+    contiguous ranges ("div"); each shard's gather is colocated with it.
+
+    Example:
+        >>> shards = [Variable(zeros([50, 8])) for _ in range(2)]
+        >>> vectors = embedding_lookup(shards, ids)      # ids.shape + [8]
+    """
+    if max_norm is not None:
+        raise NotImplementedError("embedding_lookup(max_norm=...) is not supported")
+    if not isinstance(params, (list, tuple)):
+        params = [params]
+    params = list(params)
+    if not params:
+        raise ValueError("embedding_lookup needs at least one parameter shard")
+    with name_scope(name, "embedding_lookup", params + [ids]) as scope:
+        num = len(params)
+        if num == 1:
+            param = params[0]
+            with _colocate(param):
+                result = array_api.gather(param, ids)
+            return identity(result, name=scope)
+        ids = convert_to_tensor(ids, name="ids")
+        flat_ids = array_api.reshape(ids, [-1])
+        original_indices = array_api.range(array_api.size(flat_ids))
+        assignments, new_ids = _partition_ids(params, flat_ids, partition_strategy)
+        assignments = math_api.cast(assignments, dtypes.int32)
+        gather_ids = array_api.dynamic_partition(new_ids, assignments, num)
+        pindices = array_api.dynamic_partition(original_indices, assignments, num)
+        partitioned = []
+        for p, param in enumerate(params):
+            with _colocate(param):
+                partitioned.append(array_api.gather(param, gather_ids[p]))
+        stitched = array_api.dynamic_stitch(pindices, partitioned)
+        element_shape = params[0].shape[1:]
+        if element_shape.is_fully_defined():
+            target = array_api.concat([array_api.shape(ids), element_shape.as_list()], 0)
+        else:
+            rows = array_api.shape(stitched)
+            target = array_api.concat([array_api.shape(ids), array_api.slice(rows, [1], [-1])],
+                                      0)
+        result = array_api.reshape(stitched, target, name=scope)
+        result.set_shape(ids.shape.concatenate(element_shape))
+        return result
+
+
+def _colocate(param: Any) -> Any:
+    op = getattr(param, "op", None)
+    graph = getattr(param, "graph", None)
+    return graph.colocate_with(op)
+
+
+def _partition_ids(params: list, flat_ids: Tensor, strategy: str) -> tuple[Tensor, Tensor]:
+    num = len(params)
+    if strategy == "mod":
+        return math_api.floormod(flat_ids, num), math_api.floordiv(flat_ids, num)
+    if strategy != "div":
+        raise ValueError(f"unknown partition_strategy {strategy!r} (use 'mod' or 'div')")
+    sizes = [p.shape[0] for p in params]
+    if any(s is None for s in sizes):
+        raise ValueError("the 'div' strategy needs shards with known first dims")
+    total = sum(sizes)
+    per = total // num
+    extras = total % num
+    dtype = flat_ids.dtype.base
+    assignments = math_api.maximum(
+        math_api.floordiv(flat_ids, per + 1),
+        math_api.floordiv(flat_ids - extras, per) if per else flat_ids * 0 + num - 1)
+    in_extras = math_api.cast(math_api.less(assignments, extras), dtype)
+    new_ids = in_extras * math_api.floormod(flat_ids, per + 1) + (1 - in_extras) * (
+        math_api.floormod(flat_ids - extras, per) if per else flat_ids * 0)
+    return assignments, new_ids

@@ -1,0 +1,191 @@
+"""`Session` for graphs built with the Python API, compatible with the core Session.
+
+`Session()` runs the default graph, `Session(graph=g)` a given `Graph`, and
+`Session("model.pb")` (or a GraphDef, bytes or IR graph) behaves exactly as
+`tfx.core.session.Session`. The session shares the API graph's IR, so ops added
+after the session was created can be run too, as in TensorFlow. `run` accepts
+Tensors, Operations, Variables and IndexedSlices as fetches, and Tensors as
+feed keys; `with Session() as sess:` also makes it the default session (for
+`Tensor.eval()`) and its graph the default graph.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from collections.abc import Iterator, Mapping
+from typing import Any, NamedTuple
+
+from tfx.core import graph as ir
+from tfx.core import session as core_session
+from tfx.core.api.graph_builder import Graph, IndexedSlices, Operation, Tensor, get_default_graph
+from tfx.protos import graph_pb2
+
+__all__ = ["Session", "InteractiveSession", "get_default_session", "IndexedSlicesValue"]
+
+
+class IndexedSlicesValue(NamedTuple):
+    """The fetched value of an IndexedSlices."""
+
+    values: Any
+    indices: Any
+    dense_shape: Any
+
+
+def _is_graph_source(value: Any) -> bool:
+    if isinstance(value, (Graph, ir.Graph, graph_pb2.GraphDef, bytes, bytearray)):
+        return True
+    if isinstance(value, str):
+        return bool(value) and not value.startswith(("grpc://", "local"))
+    return hasattr(value, "__fspath__") or type(value).__name__ == "GraphDef"
+
+
+class Session(core_session.Session):
+    """Run steps of a graph: `Session(target="", graph=None, config=None)`.
+
+    Args:
+        target: "" (in-process); for compatibility with `tfx.core.session.Session`
+            also a graph file path, GraphDef, bytes or IR graph.
+        graph: the Graph to run (default: the default graph).
+        config: accepted for TensorFlow compatibility and ignored.
+        timeout: default per-step timeout in seconds.
+
+    Example:
+        >>> with Session() as sess:
+        ...     sess.run(init)
+        ...     print(sess.run(loss, {x: batch}))
+    """
+
+    def __init__(self, target: Any = "", graph: Any = None, config: Any = None, *,
+                 timeout: float | None = None) -> None:
+        source = target if _is_graph_source(target) else graph
+        if source is None:
+            source = get_default_graph()
+        self._api_graph = source if isinstance(source, Graph) else None
+        super().__init__(source._ir if isinstance(source, Graph) else source, timeout=timeout)
+        self._default_contexts: list[Any] = []
+
+    @property
+    def graph(self) -> Any:
+        """The API Graph when the session runs one, else the IR graph."""
+        return self._api_graph if self._api_graph is not None else super().graph
+
+    @property
+    def sess_str(self) -> str:
+        return ""
+
+    def run(self, fetches: Any, feed_dict: Mapping[Any, Any] | None = None,
+            options: Any = None, run_metadata: Any = None, *,
+            timeout: float | None = None) -> Any:
+        """Run one step; see `tfx.core.session.Session.run`.
+
+        Fetches may be Tensors, Operations (run, result None), Variables (their
+        value), IndexedSlices, names, or lists/tuples/dicts of them.
+        """
+        flat_fetches = self._to_names(fetches)
+        feeds = None
+        if feed_dict:
+            feeds = {self._feed_name(k): v for k, v in feed_dict.items()}
+        result = super().run(flat_fetches, feeds, timeout=timeout)
+        return self._restore(fetches, result)
+
+    def _element(self, item: Any) -> Any:
+        element = getattr(item, "_as_graph_element", None)
+        if element is not None and not isinstance(item, (Tensor, Operation)):
+            item = element()
+        if isinstance(item, (Tensor, Operation)) and self._api_graph is not None and (
+                item.graph is not self._api_graph):
+            raise ValueError(f"{item.name!r} is not an element of this session's graph")
+        return item
+
+    def _to_names(self, fetches: Any) -> Any:
+        if isinstance(fetches, IndexedSlices):
+            parts = [fetches.values, fetches.indices]
+            if fetches.dense_shape is not None:
+                parts.append(fetches.dense_shape)
+            return tuple(self._to_names(p) for p in parts)
+        if isinstance(fetches, (list, tuple)):
+            return type(fetches)(self._to_names(f) for f in fetches) if not hasattr(
+                fetches, "_fields") else [self._to_names(f) for f in fetches]
+        if isinstance(fetches, Mapping):
+            return {k: self._to_names(v) for k, v in fetches.items()}
+        if fetches is None:
+            raise TypeError("fetch argument None has an invalid type")
+        item = self._element(fetches)
+        return item if isinstance(item, str) else item.name
+
+    def _restore(self, fetches: Any, result: Any) -> Any:
+        if isinstance(fetches, IndexedSlices):
+            parts = list(result)
+            return IndexedSlicesValue(parts[0], parts[1], parts[2] if len(parts) > 2 else None)
+        if isinstance(fetches, (list, tuple)):
+            items = [self._restore(f, r) for f, r in zip(fetches, result)]
+            if hasattr(fetches, "_fields"):
+                return type(fetches)(*items)
+            return type(fetches)(items)
+        if isinstance(fetches, Mapping):
+            return {k: self._restore(v, result[k]) for k, v in fetches.items()}
+        return result
+
+    def _feed_name(self, key: Any) -> str:
+        item = self._element(key)
+        if isinstance(item, Operation):
+            raise TypeError(f"cannot feed operation {item.name!r}; feed one of its outputs")
+        return item if isinstance(item, str) else item.name
+
+    # --- default session ------------------------------------------------------------
+    @contextlib.contextmanager
+    def as_default(self) -> Iterator[Session]:
+        """Make this the default session (for `Tensor.eval` and `Operation.run`)."""
+        stack = _session_stack()
+        stack.append(self)
+        try:
+            yield self
+        finally:
+            stack.pop()
+
+    def __enter__(self) -> Session:
+        contexts = [self.as_default()]
+        if self._api_graph is not None:
+            contexts.append(self._api_graph.as_default())
+        for ctx in contexts:
+            ctx.__enter__()
+        self._default_contexts.append(contexts)
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        contexts = self._default_contexts.pop() if self._default_contexts else []
+        for ctx in reversed(contexts):
+            ctx.__exit__(None, None, None)
+        self.close()
+
+
+class InteractiveSession(Session):
+    """A Session that makes itself the default session when created."""
+
+    def __init__(self, target: Any = "", graph: Any = None, config: Any = None) -> None:
+        super().__init__(target, graph, config)
+        self._context = self.as_default()
+        self._context.__enter__()
+
+    def close(self) -> None:
+        context, self._context = getattr(self, "_context", None), None
+        if context is not None:
+            context.__exit__(None, None, None)
+        super().close()
+
+
+_local = threading.local()
+
+
+def _session_stack() -> list[Session]:
+    stack = getattr(_local, "stack", None)
+    if stack is None:
+        stack = _local.stack = []
+    return stack
+
+
+def get_default_session() -> Session | None:
+    """The innermost session made default with `with sess:` or `sess.as_default()`."""
+    stack = _session_stack()
+    return stack[-1] if stack else None

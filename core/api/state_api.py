@@ -1,0 +1,431 @@
+"""Variables: state that persists across steps, built as TensorFlow 1.x builds it.
+
+A reference variable (`Variable(...)`) is three ops, as in TensorFlow:
+
+    Variable          VariableV2   the storage (a reference output)
+    Variable/Assign   Assign       its initializer: writes the initial value
+    Variable/read     Identity     the value other ops read
+
+and `use_resource=True` gives a resource variable (`VarHandleOp`,
+`AssignVariableOp`, `ReadVariableOp`, whose gather is `ResourceGather`).
+Variables join the GLOBAL_VARIABLES collection (and TRAINABLE_VARIABLES when
+trainable), which `global_variables_initializer()` groups into one `init` op.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from tfx.core import dtypes
+from tfx.core.api.graph_builder import (
+    GraphKeys,
+    Operation,
+    Tensor,
+    TensorShape,
+    get_default_graph,
+    name_scope,
+)
+from tfx.core.api.math_api import install_operators
+from tfx.core.api.ops_api import (
+    apply_op,
+    apply_op_raw,
+    convert_to_tensor,
+    group,
+    no_op,
+    register_tensor_conversion_function,
+)
+
+__all__ = [
+    "Variable", "ResourceVariable", "global_variables", "trainable_variables",
+    "local_variables", "variables_initializer", "global_variables_initializer",
+    "initialize_all_variables", "local_variables_initializer", "assign", "assign_add",
+    "assign_sub", "is_variable_initialized",
+]
+
+
+class Variable:
+    """A variable: `Variable(initial_value, trainable=True, name=None, dtype=None, ...)`.
+
+    Args:
+        initial_value: a tensor or value (or a function returning one) with a known shape.
+        trainable: add to TRAINABLE_VARIABLES, so optimizers update it by default.
+        collections: the collections to join (default: GLOBAL_VARIABLES).
+        validate_shape: refuse assignments of another shape.
+        name: the variable's name (default "Variable", made unique).
+        dtype: convert the initial value to this type.
+        use_resource: build a resource variable instead of a reference variable.
+
+    Example:
+        >>> W = Variable(random_uniform([784, 100], -1, 1), name="W")
+        >>> W.name
+        'W:0'
+    """
+
+    def __new__(cls, *args: Any, use_resource: bool | None = None, **kwargs: Any) -> Variable:
+        if cls is Variable and use_resource:
+            cls = ResourceVariable
+        return super().__new__(cls)
+
+    def __init__(self, initial_value: Any = None, trainable: bool = True,
+                 collections: Iterable[str] | None = None, validate_shape: bool = True,
+                 caching_device: str | None = None, name: str | None = None,
+                 variable_def: Any = None, dtype: Any = None, expected_shape: Any = None,
+                 import_scope: str | None = None, constraint: Any = None,
+                 use_resource: bool | None = None) -> None:
+        if initial_value is None:
+            raise ValueError("a Variable needs an initial_value")
+        self._trainable = trainable
+        self._constraint = constraint
+        self._graph = get_default_graph()
+        init_from_fn = callable(initial_value)
+        dtype = dtypes.as_dtype(dtype).base if dtype is not None else None
+        with name_scope(name, "Variable", [] if init_from_fn else [initial_value]) as scope:
+            self._initial_value = self._convert_initial_value(initial_value, dtype, init_from_fn)
+            shape = self._initial_value.shape
+            if validate_shape and not shape.is_fully_defined():
+                raise ValueError(
+                    f"variable {scope[:-1]!r}: the initial value's shape {shape} must be fully "
+                    "defined (or pass validate_shape=False)"
+                )
+            self._build(scope, shape if validate_shape else TensorShape(None), validate_shape)
+        collections = list(collections) if collections is not None else [
+            GraphKeys.GLOBAL_VARIABLES]
+        if trainable and GraphKeys.TRAINABLE_VARIABLES not in collections:
+            collections.append(GraphKeys.TRAINABLE_VARIABLES)
+        self._graph.add_to_collections(collections, self)
+
+    def _convert_initial_value(self, initial_value: Any, dtype: Any, from_fn: bool) -> Tensor:
+        if from_fn:
+            with name_scope("Initializer"), self._graph.device(None):
+                return convert_to_tensor(initial_value(), dtype, name="initial_value")
+        return convert_to_tensor(initial_value, dtype, name="initial_value")
+
+    def _build(self, scope: str, shape: TensorShape, validate_shape: bool) -> None:
+        graph = self._graph
+        self._variable = apply_op("VariableV2", shape=shape.as_tuple(),
+                                  dtype=self._initial_value.dtype.base, name=scope)
+        self._initializer_op = apply_op(
+            "Assign", ref=self._variable, value=self._initial_value,
+            validate_shape=validate_shape, use_locking=True, name="Assign",
+        ).op
+        with graph.colocate_with(self._variable.op):
+            self._snapshot = apply_op("Identity", input=self._variable, name="read")
+
+    # --- properties -----------------------------------------------------------------
+    @property
+    def name(self) -> str:
+        return self._variable.name
+
+    @property
+    def op(self) -> Operation:
+        return self._variable.op
+
+    @property
+    def dtype(self) -> dtypes.DType:
+        return self._variable.dtype
+
+    @property
+    def shape(self) -> TensorShape:
+        return self._variable.shape
+
+    def get_shape(self) -> TensorShape:
+        return self.shape
+
+    @property
+    def graph(self) -> Any:
+        return self._graph
+
+    @property
+    def device(self) -> str:
+        return self._variable.device
+
+    @property
+    def trainable(self) -> bool:
+        return self._trainable
+
+    @property
+    def initializer(self) -> Operation:
+        return self._initializer_op
+
+    @property
+    def initial_value(self) -> Tensor:
+        return self._initial_value
+
+    @property
+    def constraint(self) -> Any:
+        return self._constraint
+
+    def _ref(self) -> Tensor:
+        """The reference output of the VariableV2 op (what updates write through)."""
+        return self._variable
+
+    def _as_graph_element(self) -> Tensor:
+        return self._variable
+
+    def value(self) -> Tensor:
+        """The snapshot `Variable/read` that ops reading the variable use."""
+        return self._snapshot
+
+    def read_value(self) -> Tensor:
+        """A fresh read of the current value (respects control dependencies)."""
+        return apply_op("Identity", input=self._variable, name="read")
+
+    def sparse_read(self, indices: Any, name: str | None = None) -> Tensor:
+        return apply_op("GatherV2", params=self._snapshot, indices=indices, axis=0,
+                        name=name or "Gather")
+
+    # --- updates --------------------------------------------------------------------
+    def assign(self, value: Any, use_locking: bool = False, name: str | None = None,
+               read_value: bool = True) -> Any:
+        out = apply_op("Assign", ref=self._variable, value=value, use_locking=use_locking,
+                       name=name or "Assign")
+        return out if read_value else out.op
+
+    def assign_add(self, delta: Any, use_locking: bool = False, name: str | None = None,
+                   read_value: bool = True) -> Any:
+        out = apply_op("AssignAdd", ref=self._variable, value=delta, use_locking=use_locking,
+                       name=name or "AssignAdd")
+        return out if read_value else out.op
+
+    def assign_sub(self, delta: Any, use_locking: bool = False, name: str | None = None,
+                   read_value: bool = True) -> Any:
+        out = apply_op("AssignSub", ref=self._variable, value=delta, use_locking=use_locking,
+                       name=name or "AssignSub")
+        return out if read_value else out.op
+
+    def scatter_sub(self, sparse_delta: Any, use_locking: bool = False,
+                    name: str | None = None) -> Tensor:
+        return apply_op("ScatterSub", ref=self._variable, indices=sparse_delta.indices,
+                        updates=sparse_delta.values, use_locking=use_locking,
+                        name=name or "ScatterSub")
+
+    def count_up_to(self, limit: int) -> Tensor:
+        return apply_op("CountUpTo", ref=self._variable, limit=limit)
+
+    def eval(self, session: Any = None) -> Any:
+        return self._variable.eval(session=session)
+
+    def load(self, value: Any, session: Any = None) -> None:
+        """Write `value` into the variable by running its initializer with a feed."""
+        from tfx.core.api.session_api import get_default_session
+
+        session = session or get_default_session()
+        session.run(self._initializer_op, {self._initial_value: value})
+
+    def __getitem__(self, spec: Any) -> Tensor:
+        from tfx.core.api.array_api import slice_helper
+
+        return slice_helper(self.value(), spec)
+
+    def __repr__(self) -> str:
+        return (f"<tfx.Variable '{self.name}' shape={self.shape} "
+                f"dtype={self.dtype.base.name}>")
+
+    def __bool__(self) -> bool:
+        raise TypeError("using a Variable as a Python bool is not allowed")
+
+
+class ResourceVariable(Variable):
+    """A variable held by a DT_RESOURCE handle (`VarHandleOp`); reads are `ReadVariableOp`."""
+
+    def _convert_initial_value(self, initial_value: Any, dtype: Any, from_fn: bool) -> Tensor:
+        with name_scope("Initializer"), self._graph.device(None):
+            value = initial_value() if from_fn else initial_value
+            return convert_to_tensor(value, dtype, name="initial_value")
+
+    def _build(self, scope: str, shape: TensorShape, validate_shape: bool) -> None:
+        graph = self._graph
+        handle_name = scope[:-1]
+        dtype = self._initial_value.dtype.base
+        self._handle = apply_op("VarHandleOp", shape=shape.as_tuple(), dtype=dtype,
+                                shared_name=handle_name, name=scope)
+        self._handle._shape = ()
+        self._value_shape = shape
+        self._dtype = dtype
+        with name_scope("IsInitialized"):
+            self._is_initialized_op = apply_op("VarIsInitializedOp", resource=self._handle)
+        with name_scope("Assign") as assign_scope, graph.colocate_with(self._handle.op):
+            self._initializer_op = apply_op_raw("AssignVariableOp", resource=self._handle,
+                                                value=self._initial_value, name=assign_scope)
+        with name_scope("Read"), graph.colocate_with(self._handle.op):
+            self._graph_element = self._read()
+        self._variable = self._handle
+
+    def _read(self, name: str | None = None) -> Tensor:
+        value = apply_op("ReadVariableOp", resource=self._handle, dtype=self._dtype, name=name)
+        value.set_shape(self._value_shape)
+        return value
+
+    @property
+    def handle(self) -> Tensor:
+        return self._handle
+
+    @property
+    def dtype(self) -> dtypes.DType:
+        return self._dtype
+
+    @property
+    def shape(self) -> TensorShape:
+        return self._value_shape
+
+    def _ref(self) -> Tensor:
+        return self._handle
+
+    def _as_graph_element(self) -> Tensor:
+        return self._graph_element
+
+    def value(self) -> Tensor:
+        with self._graph.colocate_with(None, ignore_existing=True):
+            return self._read()
+
+    def read_value(self) -> Tensor:
+        with name_scope("Read"):
+            return self._read()
+
+    def sparse_read(self, indices: Any, name: str | None = None) -> Tensor:
+        with name_scope("Gather" if name is None else name) as scope:
+            value = apply_op("ResourceGather", resource=self._handle, indices=indices,
+                             dtype=self._dtype, name=scope)
+        return value
+
+    def _assign_op(self, op_type: str, value: Any, name: str | None,
+                   read_value: bool) -> Any:
+        value = convert_to_tensor(value, self._dtype)
+        op = apply_op_raw(op_type, resource=self._handle, value=value, name=name)
+        if not read_value:
+            return op
+        with self._graph.control_dependencies([op]):
+            return self._read()
+
+    def assign(self, value: Any, use_locking: bool = False, name: str | None = None,
+               read_value: bool = True) -> Any:
+        return self._assign_op("AssignVariableOp", value, name, read_value)
+
+    def assign_add(self, delta: Any, use_locking: bool = False, name: str | None = None,
+                   read_value: bool = True) -> Any:
+        return self._assign_op("AssignAddVariableOp", delta, name, read_value)
+
+    def assign_sub(self, delta: Any, use_locking: bool = False, name: str | None = None,
+                   read_value: bool = True) -> Any:
+        return self._assign_op("AssignSubVariableOp", delta, name, read_value)
+
+    def scatter_sub(self, sparse_delta: Any, use_locking: bool = False,
+                    name: str | None = None) -> Operation:
+        return apply_op_raw("ResourceScatterSub", resource=self._handle,
+                            indices=sparse_delta.indices, updates=sparse_delta.values,
+                            name=name or "ResourceScatterSub")
+
+    def eval(self, session: Any = None) -> Any:
+        return self._graph_element.eval(session=session)
+
+
+def _variable_to_tensor(var: Variable, dtype: Any = None, name: str | None = None,
+                        as_ref: bool = False) -> Tensor:
+    tensor = var._ref() if as_ref else var.value()
+    if dtype is not None and tensor.dtype.base is not dtypes.as_dtype(dtype).base and (
+            tensor.dtype.base is not dtypes.resource):
+        from tfx.core.api.graph_builder import DTypeError
+
+        raise DTypeError(f"variable {var.name!r} is {var.dtype.base}, but {dtype} was expected")
+    return tensor
+
+
+register_tensor_conversion_function(Variable, _variable_to_tensor)
+install_operators(Variable)
+
+
+# --- collections and initializers ------------------------------------------------------
+
+
+def global_variables(scope: str | None = None) -> list[Variable]:
+    return get_default_graph().get_collection(GraphKeys.GLOBAL_VARIABLES, scope)
+
+
+all_variables = global_variables
+
+
+def trainable_variables(scope: str | None = None) -> list[Variable]:
+    return get_default_graph().get_collection(GraphKeys.TRAINABLE_VARIABLES, scope)
+
+
+def local_variables(scope: str | None = None) -> list[Variable]:
+    return get_default_graph().get_collection(GraphKeys.LOCAL_VARIABLES, scope)
+
+
+def variables_initializer(var_list: Iterable[Variable], name: str = "init") -> Operation:
+    """One op that runs the initializers of `var_list` (a NoOp when the list is empty)."""
+    var_list = list(var_list)
+    if var_list:
+        return group(*[v.initializer for v in var_list], name=name)
+    return no_op(name=name)
+
+
+def global_variables_initializer() -> Operation:
+    """The op `init` that initializes every global variable.
+
+    Example:
+        >>> sess.run(global_variables_initializer())
+    """
+    return variables_initializer(global_variables())
+
+
+initialize_all_variables = global_variables_initializer
+
+
+def local_variables_initializer() -> Operation:
+    return variables_initializer(local_variables(), name="init_1")
+
+
+def is_variable_initialized(variable: Variable) -> Tensor:
+    if isinstance(variable, ResourceVariable):
+        return variable._is_initialized_op
+    return apply_op("IsVariableInitialized", ref=variable._ref())
+
+
+def _as_ref(ref: Any) -> Any:
+    return ref._ref() if isinstance(ref, Variable) else ref
+
+
+def assign(ref: Any, value: Any, validate_shape: bool | None = None,
+           use_locking: bool | None = None, name: str | None = None) -> Any:
+    if isinstance(ref, ResourceVariable):
+        return ref.assign(value, name=name)
+    return apply_op("Assign", ref=_as_ref(ref), value=value, validate_shape=validate_shape,
+                    use_locking=use_locking, name=name or "Assign")
+
+
+def assign_add(ref: Any, value: Any, use_locking: bool | None = None,
+               name: str | None = None) -> Any:
+    if isinstance(ref, ResourceVariable):
+        return ref.assign_add(value, name=name)
+    return apply_op("AssignAdd", ref=_as_ref(ref), value=value, use_locking=use_locking,
+                    name=name or "AssignAdd")
+
+
+def assign_sub(ref: Any, value: Any, use_locking: bool | None = None,
+               name: str | None = None) -> Any:
+    if isinstance(ref, ResourceVariable):
+        return ref.assign_sub(value, name=name)
+    return apply_op("AssignSub", ref=_as_ref(ref), value=value, use_locking=use_locking,
+                    name=name or "AssignSub")
+
+
+def scatter_update(ref: Any, indices: Any, updates: Any, use_locking: bool = True,
+                   name: str | None = None) -> Tensor:
+    return apply_op("ScatterUpdate", ref=_as_ref(ref), indices=indices, updates=updates,
+                    use_locking=use_locking, name=name)
+
+
+def scatter_add(ref: Any, indices: Any, updates: Any, use_locking: bool = False,
+                name: str | None = None) -> Tensor:
+    return apply_op("ScatterAdd", ref=_as_ref(ref), indices=indices, updates=updates,
+                    use_locking=use_locking, name=name)
+
+
+def scatter_sub(ref: Any, indices: Any, updates: Any, use_locking: bool = False,
+                name: str | None = None) -> Tensor:
+    return apply_op("ScatterSub", ref=_as_ref(ref), indices=indices, updates=updates,
+                    use_locking=use_locking, name=name)
+
+
