@@ -268,25 +268,26 @@ class OpProfile:
     def to_text(self, top: int = 10) -> str:
         """benchmark_model's two tables: the slowest nodes, then time by op type."""
         total = sum(c.total_ns for c in self.nodes) or 1
+        w = max([20, *(len(c.op) for c in self.nodes)])  # op names are never cut
         lines = [f"{len(self.nodes)} nodes ran over {self.steps} step(s): kernels "
                  f"{sum(c.total_ns for c in self.nodes) / 1e6:.3f} ms, wall "
                  f"{self.wall_ns / 1e6:.3f} ms", "",
                  f"============ Top by computation time (top {top}) ============",
-                 f"{'[op]':>20} {'[runs]':>7} {'[ms]':>10} {'[%]':>7} {'[cdf%]':>7} "
+                 f"{'[op]':>{w}} {'[runs]':>7} {'[ms]':>10} {'[%]':>7} {'[cdf%]':>7} "
                  f"{'[bytes]':>11}  [name]"]
         cumulative = 0
         for cost in self.nodes[:top]:
             cumulative += cost.total_ns
-            lines.append(f"{cost.op[:20]:>20} {cost.count:>7} {cost.total_ns / 1e6:>10.3f} "
+            lines.append(f"{cost.op:>{w}} {cost.count:>7} {cost.total_ns / 1e6:>10.3f} "
                          f"{100 * cost.total_ns / total:>6.2f}% {100 * cumulative / total:>6.2f}% "
                          f"{cost.output_bytes:>11}  {cost.name}")
         lines += ["", "============ Summary by op type ============",
-                  f"{'[op]':>20} {'[nodes]':>7} {'[runs]':>7} {'[ms]':>10} {'[%]':>7} "
+                  f"{'[op]':>{w}} {'[nodes]':>7} {'[runs]':>7} {'[ms]':>10} {'[%]':>7} "
                   f"{'[cdf%]':>7}"]
         cumulative = 0
         for op, count, runs, ns in self.by_op():
             cumulative += ns
-            lines.append(f"{op[:20]:>20} {count:>7} {runs:>7} {ns / 1e6:>10.3f} "
+            lines.append(f"{op:>{w}} {count:>7} {runs:>7} {ns / 1e6:>10.3f} "
                          f"{100 * ns / total:>6.2f}% {100 * cumulative / total:>6.2f}%")
         return "\n".join(lines) + "\n"
 

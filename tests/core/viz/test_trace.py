@@ -155,3 +155,16 @@ def test_send_recv_pairs_come_from_the_kernels_without_a_graph() -> None:
     ends = [e for e in events if e["ph"] == "f"]
     assert starts and len(starts) == len(ends)
     assert all(s["pid"] != f["pid"] for s, f in zip(starts, ends))
+
+
+def test_profile_tables_print_long_op_names_whole() -> None:
+    trace = StepTrace()
+    trace("dw", "DepthwiseConv2dNative", "", 0, 2_000, ())
+    trace("r", "Relu", "", 2_000, 3_000, ())
+    lines = trace.profile().to_text().splitlines()
+    rows = [line for line in lines if line.split()[:1] in (["DepthwiseConv2dNative"], ["Relu"])]
+    assert len(rows) == 4  # one row each in both tables
+    header = next(line for line in lines if "[name]" in line)
+    # The columns stay aligned: [runs] ends where the run counts end.
+    assert header.index("[runs]") + len("[runs]") == len("DepthwiseConv2dNative") + 1 + 7
+    assert rows[0].startswith("DepthwiseConv2dNative       1 ")
