@@ -333,3 +333,24 @@ def test_the_lower_bound_is_below_every_placement(devices: str) -> None:
         reports = [placement.greedy, *placement.baselines.values()]
         assert all(r.makespan >= placement.lower_bound * (1 - 1e-9) for r in reports)
         assert placement.lower_bound > 0
+
+
+def test_feeds_arrive_at_the_client_device(tmp_path: Path) -> None:
+    graph = _chain(size=512)
+    placement = place(graph, DeviceSet.from_names("cpu:0,gpu:1"))
+    assert graph.node("x").device == CPU0 and graph.node("m0").device == GPU0
+    assert placement.chosen.transfers == 1 and placement.chosen.bytes_moved == 512 * 512 * 4
+    # A spec file may name the client; a placeholder that asks for a device keeps it.
+    path = tmp_path / "cluster.json"
+    path.write_text(json.dumps({
+        "devices": [{"job": "worker", "task": 0, "type": "CPU"},
+                    {"job": "worker", "task": 1, "type": "CPU"}],
+        "links": [{"between": ["", ""], "bandwidth": 1e9, "latency": 1e-4}],
+        "client": "/job:worker/task:1"}))
+    graph = _chain(size=64)
+    place(graph, DeviceSet.from_spec_file(path))
+    assert graph.node("x").device == "/job:worker/replica:0/task:1/device:CPU:0"
+    graph = _chain(size=64)
+    graph.node("x").device = "/job:worker/task:0"
+    place(graph, DeviceSet.from_spec_file(path))
+    assert graph.node("x").device == "/job:worker/replica:0/task:0/device:CPU:0"
