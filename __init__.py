@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from tfx.core import dtypes
 from tfx.core.api import nn_api as nn
+from tfx.core.api import train_api as train
 from tfx.core.api.array_api import (
     boolean_mask,
     broadcast_to,
@@ -161,6 +162,7 @@ from tfx.core.api.state_api import (
     trainable_variables,
     variables_initializer,
 )
+from tfx.core.api.train_api import clip_by_global_norm, global_norm
 from tfx.core.dtypes import (
     DType,
     as_dtype,
@@ -350,7 +352,10 @@ __all__ = [
     "transpose",
     "truediv",
     "truncated_normal",
+    "train",
     "tuple",
+    "clip_by_global_norm",
+    "global_norm",
     "uint16",
     "uint32",
     "uint64",

@@ -70,7 +70,9 @@ def reshape(tensor: Any, shape: Any, name: str | None = None) -> Tensor:
 
 def _shape_arg(shape: Any) -> Any:
     if isinstance(shape, TensorShape):
-        return shape.as_list()
+        shape = shape.as_list()
+    if isinstance(shape, (list, tuple)) and all(isinstance(d, (int, np.integer)) for d in shape):
+        return np.asarray(shape, np.int32).reshape(-1)  # int32 even when empty (a scalar)
     return shape
 
 
@@ -354,7 +356,7 @@ _SMALL = 1000
 
 def fill(dims: Any, value: Any, name: str | None = None) -> Tensor:
     """A tensor of shape `dims` with every element `value` (`Fill`)."""
-    return apply_op("Fill", dims=dims, value=value, name=name)
+    return apply_op("Fill", dims=_shape_arg(dims), value=value, name=name)
 
 
 def _filled(value: Any, shape: Any, dtype: Any, name: str | None, default_name: str) -> Tensor:

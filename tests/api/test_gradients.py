@@ -1,0 +1,200 @@
+"""Every gradient function against central finite differences (float64).
+
+Each case builds y = f(x1, x2, ...) from placeholders, takes the gradient of
+sum(y * r) for a fixed random r (so every output element's gradient counts),
+and compares it with (L(x + eps) - L(x - eps)) / 2eps element by element.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import tfx as tf
+from tfx.core.api.session_api import IndexedSlicesValue
+
+EPS = 1e-6
+
+
+def _dense(value) -> np.ndarray:
+    if isinstance(value, IndexedSlicesValue):
+        out = np.zeros(tuple(value.dense_shape), value.values.dtype)
+        np.add.at(out, value.indices, value.values)
+        return out
+    return np.asarray(value)
+
+
+def check_gradients(fn: Callable, *values: np.ndarray, rtol: float = 1e-5,
+                    atol: float = 1e-6) -> None:
+    xs = [tf.placeholder(tf.float64, v.shape) for v in values]
+    y = fn(*xs)
+    r = np.random.default_rng(1).standard_normal(
+        [d for d in y.shape.as_list()]).astype(np.float64) if y.shape.ndims else np.float64(1.3)
+    loss = tf.reduce_sum(y * r)
+    grads = tf.gradients(loss, xs)
+    feed = dict(zip(xs, values))
+    with tf.Session() as s:
+        symbolic = s.run([g for g in grads if g is not None], feed)
+        it = iter(symbolic)
+        symbolic = [None if g is None else _dense(next(it)) for g in grads]
+        for i, (x, v) in enumerate(zip(xs, values)):
+            numeric = np.zeros_like(v)
+            for idx in np.ndindex(v.shape):
+                plus, minus = v.copy(), v.copy()
+                plus[idx] += EPS
+                minus[idx] -= EPS
+                up = s.run(loss, {**feed, x: plus})
+                down = s.run(loss, {**feed, x: minus})
+                numeric[idx] = (up - down) / (2 * EPS)
+            got = np.zeros_like(v) if symbolic[i] is None else symbolic[i]
+            np.testing.assert_allclose(got, numeric, rtol=rtol, atol=atol,
+                                       err_msg=f"gradient of input {i}")
+
+
+rng = np.random.default_rng(0)
+A23 = rng.standard_normal((2, 3))
+B23 = rng.standard_normal((2, 3))
+B34 = rng.standard_normal((3, 4))
+POS23 = rng.uniform(0.5, 2.0, (2, 3))
+# Well away from the kinks of relu, max, abs, and distinct for max/min.
+APART = np.array([[-1.3, 0.4, 2.1], [0.7, -0.6, 1.5]])
+
+CASES = {
+    "add_broadcast": (lambda a, b: a + b[0], A23, B23),
+    "sub": (lambda a, b: a - b, A23, B23),
+    "mul_broadcast": (lambda a, b: a * tf.reshape(b, [2, 3, 1])[:, :, 0], A23, B23),
+    "div": (lambda a, b: a / b, A23, POS23),
+    "pow": (lambda a, b: a**b, POS23, B23),
+    "squared_difference": (lambda a, b: tf.squared_difference(a, b), A23, B23),
+    "maximum": (lambda a, b: tf.maximum(a, b), APART, B23),
+    "minimum": (lambda a, b: tf.minimum(a, b), APART, B23),
+    "matmul": (lambda a, b: tf.matmul(a, b), A23, B34),
+    "matmul_transposed": (lambda a, b: tf.matmul(a, b, transpose_a=True, transpose_b=True),
+                          B34.T[:3, :2].copy(), B34.T.copy()),
+    "exp": (tf.exp, A23),
+    "log": (tf.log, POS23),
+    "sqrt": (tf.sqrt, POS23),
+    "rsqrt": (tf.rsqrt, POS23),
+    "square": (tf.square, A23),
+    "abs": (tf.abs, APART),
+    "neg": (lambda a: -a, A23),
+    "tanh": (tf.tanh, A23),
+    "sigmoid": (tf.sigmoid, A23),
+    "sin_cos": (lambda a: tf.sin(a) * tf.cos(a), A23),
+    "reduce_sum_axis": (lambda a: tf.reduce_sum(a, axis=1), A23),
+    "reduce_mean_keepdims": (lambda a: tf.reduce_mean(a, axis=0, keepdims=True), A23),
+    "reduce_max": (lambda a: tf.reduce_max(a, axis=1), APART),
+    "reduce_prod": (lambda a: tf.reduce_prod(a, axis=0), POS23),
+    "reduce_logsumexp": (lambda a: tf.reduce_logsumexp(a, axis=1), A23),
+    "cumsum": (lambda a: tf.cumsum(a, axis=1), A23),
+    "clip_by_value": (lambda a: tf.clip_by_value(a, -0.5, 1.0), APART),
+    "reshape_transpose": (lambda a: tf.transpose(tf.reshape(a, [3, 2])), A23),
+    "concat_stack": (lambda a, b: tf.stack([tf.concat([a, b], 1), tf.concat([b, a], 1)]),
+                     A23, B23),
+    "unstack": (lambda a: tf.unstack(a)[1] * 2.0, A23),
+    "slice": (lambda a: a[:, 1:], A23),
+    "strided_slice": (lambda a: a[::-1, ::2], A23),
+    "tile_pad": (lambda a: tf.pad(tf.tile(a, [1, 2]), [[1, 0], [0, 2]]), A23),
+    "expand_squeeze": (lambda a: tf.squeeze(tf.expand_dims(a, 0) * 2.0), A23),
+    "gather": (lambda a: tf.gather(a, [1, 0, 1]), A23),
+    "gather_axis1": (lambda a: tf.gather(a, [2, 0], axis=1), A23),
+    "where": (lambda a, b: tf.where(a > 0, a, b), APART, B23),
+    "dynamic_partition_stitch": (
+        lambda a: tf.dynamic_stitch(
+            [tf.constant([1, 3]), tf.constant([0, 2, 4, 5])],
+            tf.dynamic_partition(tf.reshape(a, [6]), tf.constant([0, 1, 1, 0, 1, 1]), 2)),
+        A23),
+    "relu": (tf.nn.relu, APART),
+    "relu6": (lambda a: tf.nn.relu6(a * 3.0), APART),
+    "elu": (tf.nn.elu, APART),
+    "softplus": (tf.nn.softplus, A23),
+    "softmax": (tf.nn.softmax, A23),
+    "log_softmax": (tf.nn.log_softmax, A23),
+    "bias_add": (lambda a, b: tf.nn.bias_add(a, b[0]), A23, B23),
+    "l2_loss": (tf.nn.l2_loss, A23),
+    "softmax_xent": (lambda a: tf.nn.softmax_cross_entropy_with_logits_v2(
+        labels=tf.constant([[0.2, 0.3, 0.5], [1.0, 0.0, 0.0]], tf.float64), logits=a), A23),
+    "sparse_softmax_xent": (lambda a: tf.nn.sparse_softmax_cross_entropy_with_logits(
+        labels=tf.constant([2, 0]), logits=a), A23),
+    "sigmoid_xent": (lambda a: tf.nn.sigmoid_cross_entropy_with_logits(
+        labels=tf.constant(np.full((2, 3), 0.3)), logits=a), A23),
+    "embedding_lookup_sharded": (
+        lambda p0, p1: tf.nn.embedding_lookup([p0, p1], tf.constant([3, 0, 1, 3])), A23, B23),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_gradient_matches_finite_differences(name: str) -> None:
+    fn, *values = CASES[name]
+    check_gradients(fn, *values)
+
+
+IMAGE = rng.standard_normal((1, 5, 5, 2))
+FILTER = rng.standard_normal((3, 3, 2, 2)) * 0.5
+
+
+@pytest.mark.parametrize("name, fn, values", [
+    ("conv2d_same", lambda x, f: tf.nn.conv2d(x, f, [1, 2, 2, 1], "SAME"), (IMAGE, FILTER)),
+    ("conv2d_valid", lambda x, f: tf.nn.conv2d(x, f, [1, 1, 1, 1], "VALID"), (IMAGE, FILTER)),
+    ("depthwise", lambda x, f: tf.nn.depthwise_conv2d(x, f[:, :, :, :1], [1, 1, 1, 1], "SAME"),
+     (IMAGE, FILTER)),
+    ("max_pool", lambda x: tf.nn.max_pool(x, [1, 2, 2, 1], [1, 2, 2, 1], "VALID"), (IMAGE,)),
+    ("avg_pool", lambda x: tf.nn.avg_pool(x, [1, 3, 3, 1], [1, 2, 2, 1], "SAME"), (IMAGE,)),
+])
+def test_nn_gradients_match_finite_differences(name: str, fn, values) -> None:
+    check_gradients(fn, *values, rtol=1e-4, atol=1e-5)
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.lists(st.floats(-3, 3), min_size=6, max_size=6),
+       st.sampled_from(["tanh_matmul", "softmax_sum", "sigmoid_mul"]))
+def test_composed_gradients_hypothesis(entries: list[float], kind: str) -> None:
+    with tf.Graph().as_default():
+        a = np.array(entries).reshape(2, 3)
+        fn = {
+            "tanh_matmul": lambda x: tf.tanh(tf.matmul(x, tf.constant(B34))),
+            "softmax_sum": lambda x: tf.nn.softmax(x) * tf.reduce_sum(x),
+            "sigmoid_mul": lambda x: tf.sigmoid(x) * x * x,
+        }[kind]
+        check_gradients(fn, a, rtol=1e-4, atol=1e-5)
+
+
+def test_gather_gradient_is_sparse() -> None:
+    params = tf.Variable(np.arange(12.0).reshape(4, 3))
+    loss = tf.reduce_sum(tf.gather(params, [3, 1]) * 2.0)
+    (grad,) = tf.gradients(loss, params)
+    assert isinstance(grad, tf.IndexedSlices)
+    with tf.Session() as s:
+        s.run(tf.global_variables_initializer())
+        value = s.run(grad)
+    assert sorted(value.indices.tolist()) == [1, 3] and value.values.shape == (2, 3)
+
+
+def test_unconnected_gradient_is_none_and_paths_sum() -> None:
+    x = tf.placeholder(tf.float64, [])
+    z = tf.placeholder(tf.float64, [])
+    y = x * x + 3.0 * x
+    assert tf.gradients(y, z) == [None]
+    (dx,) = tf.gradients(y, x)
+    dx2 = tf.gradients(y, x, grad_ys=tf.constant(2.0, tf.float64))[0]
+    with tf.Session() as s:
+        assert s.run([dx, dx2], {x: 2.0}) == [7.0, 14.0]
+
+
+def test_stop_gradient_blocks() -> None:
+    x = tf.placeholder(tf.float64, [])
+    y = tf.stop_gradient(x * x) + x
+    (dx,) = tf.gradients(y, x)
+    with tf.Session() as s:
+        assert s.run(dx, {x: 3.0}) == 1.0
+
+
+def test_gradient_of_a_while_loop_is_reported() -> None:
+    x = tf.placeholder(tf.float32, [])
+    y = tf.while_loop(lambda v: v < 10.0, lambda v: v * x, [x])[0]
+    with pytest.raises(LookupError, match="while_loop"):
+        tf.gradients(y, x)
