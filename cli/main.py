@@ -18,6 +18,7 @@ from typing import Annotated
 
 import typer
 
+from tfx.cli import build as build_cmd
 from tfx.cli import checkpoint as checkpoint_cmd
 from tfx.cli import common
 from tfx.cli import inspect as inspect_cmd
@@ -55,6 +56,7 @@ app = typer.Typer(
 
 app.command("run", help=run_cmd.HELP)(run_cmd.run)
 app.command("inspect", help=inspect_cmd.HELP)(inspect_cmd.inspect)
+app.command("build", help=build_cmd.HELP)(build_cmd.build)
 app.command("ops", help=ops_cmd.HELP)(ops_cmd.ops)
 app.command("optimize", help=optimize_cmd.HELP)(optimize_cmd.optimize)
 app.command("place", help=place_cmd.HELP)(place_cmd.place)
