@@ -16,6 +16,7 @@ from tfx.cli.main import main
 from tfx.core.graph_io import load_graph
 
 HAS_TENSORFLOW = importlib.util.find_spec("tensorflow") is not None
+HAS_SKLEARN = importlib.util.find_spec("sklearn") is not None
 
 
 def tfx_cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
@@ -55,6 +56,29 @@ def test_bundled_model_builds_and_trains(capsys, tmp_path: Path, model: str) -> 
             s.run("train", feeds)
         last = s.run("loss:0", feeds)
     assert last < 0.7 * first
+
+
+@pytest.mark.skipif(not HAS_SKLEARN, reason="scikit-learn (the digits dataset) is not installed")
+def test_mlp_learns_held_out_digits(capsys, tmp_path: Path) -> None:
+    from sklearn.datasets import load_digits
+
+    digits = load_digits()
+    x = (digits.data / 16.0).astype(np.float32)
+    y = digits.target.astype(np.int32)
+    order = np.random.default_rng(0).permutation(len(x))
+    train, test = order[:1300], order[1300:]
+    out = tmp_path / "mlp.pb"
+    assert tfx_cli(capsys, "build", "mlp", "-o", str(out))[0] == 0
+    with tfx.Session(str(out)) as s:
+        s.run("init")
+        first = s.run("loss:0", {"x:0": x[train], "y:0": y[train]})
+        for _ in range(5):
+            for i in range(0, len(train), 32):
+                batch = train[i:i + 32]
+                s.run("train", {"x:0": x[batch], "y:0": y[batch]})
+        last = s.run("loss:0", {"x:0": x[train], "y:0": y[train]})
+        accuracy = s.run("accuracy:0", {"x:0": x[test], "y:0": y[test]})
+    assert last < 0.3 * first and accuracy > 0.9
 
 
 def test_inspect_shows_the_named_nodes(capsys, tmp_path: Path) -> None:
