@@ -79,6 +79,7 @@ from tfx.core.api.graph_builder import (
     name_scope,
     reset_default_graph,
 )
+from tfx.core.api.importer import import_graph_def
 from tfx.core.api.math_api import (
     abs,  # noqa: A004 - TensorFlow's name
     add,
@@ -274,6 +275,7 @@ __all__ = [
     "greater_equal",
     "group",
     "identity",
+    "import_graph_def",
     "initialize_all_variables",
     "int16",
     "int32",
