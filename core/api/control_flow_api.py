@@ -82,8 +82,10 @@ class ControlFlowContext:
             if not self.contains(t.op):
                 op._update_input(i, self.value_inside(t))
         if not op.inputs:
+            # Gate an op without inputs by the pivot, unless something inside gates it.
+            inside = [c for c in op.control_inputs if self.contains(c)]
             pivot = self.control_pivot()
-            if pivot is not None:
+            if pivot is not None and not inside:
                 op._remove_all_control_inputs()
                 op._add_control_input(pivot)
 
@@ -130,6 +132,7 @@ class CondContext(ControlFlowContext):
         self.pred = pred
         self.pivot = pivot
         self.branch = branch
+        self.other_pivot: Tensor | None = None  # live exactly when this branch is not taken
 
     def control_pivot(self) -> Operation:
         return self.pivot.op
@@ -152,6 +155,8 @@ class WhileContext(ControlFlowContext):
         self.switches: list[Operation] = []
         self.next_iterations: list[Operation] = []
         self.exits: list[Operation] = []
+        self.body_vars: list[Tensor] = []  # the loop variables as the body sees them
+        self.has_counter = False  # a maximum_iterations counter is loop variable 0
 
     def control_pivot(self) -> Operation | None:
         return None if self._phase_pivot is None else self._phase_pivot.op
@@ -252,6 +257,7 @@ def cond(pred: Any, true_fn: Callable[[], Any], false_fn: Callable[[], Any],
         results = []
         for branch, fn, pivot in ((1, true_fn, pivot_true), (0, false_fn, pivot_false)):
             ctx = CondContext(graph, pred, pivot, branch)
+            ctx.other_pivot = pivot_false if branch else pivot_true
             with ctx.enter():
                 out = fn()
                 if out is None:
@@ -291,7 +297,8 @@ def _branch_output(ctx: ControlFlowContext, value: Any) -> Tensor:
 def while_loop(cond: Callable[..., Any], body: Callable[..., Any], loop_vars: Any,
                shape_invariants: Any = None, parallel_iterations: int = 10,
                back_prop: bool = True, swap_memory: bool = False,
-               name: str | None = None, maximum_iterations: Any = None) -> Any:
+               name: str | None = None, maximum_iterations: Any = None,
+               _context: Callable[..., WhileContext] | None = None) -> Any:
     """Repeat `loop_vars = body(*loop_vars)` while `cond(*loop_vars)`.
 
     Args:
@@ -329,7 +336,7 @@ def while_loop(cond: Callable[..., Any], body: Callable[..., Any], loop_vars: An
             flat = [counter, *flat]
             invariants = [None, *invariants]
         frame_name = scope.rstrip("/")
-        ctx = WhileContext(graph, frame_name, parallel_iterations)
+        ctx = (_context or WhileContext)(graph, frame_name, parallel_iterations)
         enters = []
         for v, invariant in zip(flat, invariants):
             e = _enter(v, frame_name, parallel_iterations, is_constant=False)
@@ -355,6 +362,7 @@ def while_loop(cond: Callable[..., Any], body: Callable[..., Any], loop_vars: An
             switches = [switch(m, pivot) for m in merges]
             body_vars = [identity(s[1]) for s in switches]
             ctx._phase_pivot = body_vars[0]
+            ctx.body_vars = body_vars
             packed = _pack_like(structure, body_vars[1:] if maximum_iterations is not None
                                 else body_vars)
             out = body(*packed) if not single else body(packed[0])
@@ -388,6 +396,7 @@ def while_loop(cond: Callable[..., Any], body: Callable[..., Any], loop_vars: An
         ctx.switches = [s[0].op for s in switches]
         ctx.next_iterations = [m.op.inputs[1].op for m in merges]
         ctx.exits = [x.op for x in exits]
+        ctx.has_counter = maximum_iterations is not None
         graph.add_to_collection(GraphKeys.WHILE_CONTEXT, ctx)
         results = exits[1:] if maximum_iterations is not None else exits
         return _pack_like(structure, results)[0] if single else _pack_like(structure, results)

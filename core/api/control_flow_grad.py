@@ -1,22 +1,40 @@
-"""Gradients of the control-flow primitives `cond` builds (`Switch`, `Merge`).
+"""Gradients through `cond` and `while_loop`, as the seed paper describes them.
 
 A cond's gradient replays its decision in reverse: the gradient reaching a
 `Merge` is switched by the same predicate back into the branch that ran, and
 the gradients leaving a branch through its `Switch` are merged again outside
 it, so only the taken branch's gradient ops run.
 
-Gradients through `while_loop` are not built yet: `LoopGradients.maybe_create`
-raises a LookupError naming the loop when one lies between the xs and the ys.
-The `gradients` builder calls the hooks of a `LoopGradients` only when one exists.
+A while loop is differentiated as one unit once the gradients of its `Exit`s
+are known. A counter added to the forward loop records how many iterations
+ran; a reverse loop runs that many iterations, each one differentiating the
+body (`gradients` of the body's outputs with respect to its loop variables,
+the gradients carried as loop variables) and summing the gradients of the
+tensors the body captured from outside. Forward values the body's gradient
+needs are pushed on a stack (`StackPushV2`) in every forward iteration and
+popped (`StackPopV2`) in the matching reverse iteration; a value inside a cond
+is pushed as a placeholder in the iterations where its branch did not run, so
+pushes and pops stay in step. Nested while loops are not differentiated yet.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from tfx.core.api.control_flow_api import CondContext, WhileContext, merge, switch
-from tfx.core.api.gradients import NotDifferentiable, RegisterGradient
-from tfx.core.api.graph_builder import Operation, Tensor
+import numpy as np
+
+from tfx.core.api.array_api import indexed_slices_to_tensor, zeros_like
+from tfx.core.api.control_flow_api import (
+    CondContext,
+    WhileContext,
+    merge,
+    switch,
+    while_loop,
+)
+from tfx.core.api.gradients import NotDifferentiable, RegisterGradient, is_trainable
+from tfx.core.api.graph_builder import IndexedSlices, Operation, Tensor, name_scope
+from tfx.core.api.math_api import add, greater, subtract
+from tfx.core.api.ops_api import apply_op, apply_op_raw, convert_to_tensor, identity
 
 __all__ = ["LoopGradients"]
 
@@ -58,16 +76,211 @@ NotDifferentiable("LoopCond")
 
 
 class LoopGradients:
-    """Reverse loops for the while loops between the xs and the ys (not built yet)."""
+    """The while loops between the xs and the ys, each differentiated as one unit.
+
+    The walk reaches a loop at its `Exit`s. Once every Exit on a path has its
+    gradient, `_LoopGradient` builds the reverse loop and the gradients of the
+    loop's inputs (initial values and captured tensors) are set where they enter
+    it; the loop's inner ops are never visited one by one.
+    """
+
+    def __init__(self, builder: Any, inside: WhileContext | None) -> None:
+        self.builder = builder
+        self.inside = inside  # the loop whose body the builder differentiates, if any
+        self.ready: dict[int, set[int]] = {}
 
     @staticmethod
-    def maybe_create(builder: Any) -> LoopGradients | None:
-        for op in builder.between.values():
-            ctx = op._control_flow_context
-            while ctx is not None:
-                if isinstance(ctx, WhileContext):
-                    raise LookupError(
-                        f"gradients through while_loop {ctx.frame_name!r} (op {op.name!r}) "
-                        "are not supported yet")
-                ctx = ctx.outer
+    def maybe_create(builder: Any, loop_body: WhileContext | None = None) -> LoopGradients | None:
+        loops = LoopGradients(builder, loop_body)
+        if any(loops.loop_of(op) is not None for op in builder.between.values()):
+            return loops
         return None
+
+    def loop_of(self, op: Operation) -> WhileContext | None:
+        """The outermost loop `op` is in, below the loop being differentiated."""
+        found = None
+        ctx = op._control_flow_context
+        while ctx is not None and ctx is not self.inside:
+            if isinstance(ctx, WhileContext):
+                found = ctx
+            ctx = ctx.outer
+        return found
+
+    def owns(self, op: Operation) -> bool:
+        return self.loop_of(op) is not None
+
+    def process(self, op: Operation, queue: Any) -> None:
+        loop = self.loop_of(op)
+        if op.type not in ("Exit", "RefExit") or op not in loop.exits:
+            raise LookupError(f"gradients: reached {op.name!r} ({op.type}) inside while loop "
+                              f"{loop.frame_name!r} other than through its Exit")
+        if self.inside is not None:
+            raise LookupError(f"gradients of nested while loops ({loop.frame_name!r} inside "
+                              f"{self.inside.frame_name!r}) are not supported")
+        ready = self.ready.setdefault(id(loop), set())
+        ready.add(id(op))
+        between = self.builder.between
+        if any(id(x) in between and id(x) not in ready for x in loop.exits):
+            return  # the other Exits' gradients are still on their way
+        _LoopGradient(self.builder, loop).build()
+        for enter in [*loop.enters, *(t.op for t in loop._external.values())]:
+            if id(enter) in between:
+                between_ops = self.builder.between
+                for t in enter.inputs:
+                    if id(t.op) in between_ops:
+                        self.builder.pending[id(t.op)] -= 1
+                        if self.builder.pending[id(t.op)] == 0:
+                            queue.append(t.op)
+
+
+class _GradWhileContext(WhileContext):
+    """The reverse loop: forward values its ops need come off stacks, last in first out."""
+
+    forward: WhileContext
+    sync: Tensor
+
+    def value_inside(self, t: Tensor) -> Tensor:
+        if not self.forward.contains(t.op):
+            return super().value_inside(t)
+        inside = self._external.get(t.name)
+        if inside is None:
+            inside = self._stacked(t)
+            self._external[t.name] = inside
+        return inside
+
+    def _stacked(self, t: Tensor) -> Tensor:
+        """Push `t` every forward iteration that runs the body; pop it here."""
+        from tfx.core.api.control_flow_api import _Entered
+
+        graph = self.graph
+        forward = self.forward
+        with _Entered(graph, forward.outer), graph.control_dependencies(None):
+            handle = apply_op("StackV2", max_size=convert_to_tensor(-1),
+                              elem_type=t.dtype.base, stack_name=t.op.name, name="f_acc")
+        live = self._live(t)
+        with _Entered(graph, forward), graph.control_dependencies(None):
+            # The value of an iteration whose body runs: a value computed before the
+            # loop's Switch would otherwise be pushed once more when the loop ends.
+            taken = switch(live, forward.pivot)[1]
+            push = apply_op_raw("StackPushV2", handle=handle, elem=taken, name="StackPushV2")
+            self.sync.op._add_control_input(push)
+        with _Entered(graph, self), graph.control_dependencies(None):
+            pop = apply_op("StackPopV2", handle=handle, elem_type=t.dtype.base,
+                           name="StackPopV2")
+            pop.op._add_control_input(self._phase_pivot.op)
+        pop.set_shape(t.shape)
+        return pop
+
+    def _live(self, t: Tensor) -> Tensor:
+        """`t`, or a placeholder zero in the iterations where a cond did not compute it.
+
+        Every forward iteration then pushes exactly once, so the pops stay in step; a
+        placeholder is popped only in the reverse iteration where the gradient of that
+        cond branch does not run either.
+        """
+        from tfx.core.api.control_flow_api import _Entered
+
+        graph = self.graph
+        ctx = t.op._control_flow_context
+        while isinstance(ctx, CondContext) and ctx is not self.forward:
+            with _Entered(graph, ctx.outer), graph.control_dependencies([ctx.other_pivot]):
+                placeholder = convert_to_tensor(np.zeros((), t.dtype.base.np),
+                                                name="stack_placeholder")
+            with _Entered(graph, ctx.outer), graph.control_dependencies(None):
+                t = merge([t, placeholder], name="stack_value")[0]
+            ctx = ctx.outer
+        return t
+
+
+class _LoopGradient:
+    """The reverse loop of one forward loop: as many iterations, gradients flowing back."""
+
+    def __init__(self, builder: Any, loop: WhileContext) -> None:
+        self.builder = builder
+        self.loop = loop
+        self.graph = builder.graph
+
+    def _counter(self) -> tuple[Tensor, Tensor]:
+        """A loop variable added to the forward loop counting its iterations.
+
+        Returns (the count after the loop, the sync point pushes must precede).
+        """
+        from tfx.core.api.control_flow_api import _enter, _Entered
+
+        graph = self.graph
+        loop = self.loop
+        with graph.name_scope(loop.frame_name + "/"), graph.control_dependencies(None):
+            with _Entered(graph, loop.outer):
+                zero = convert_to_tensor(0, name="iterations_start")
+            start = _enter(zero, loop.frame_name, loop.parallel_iterations, False,
+                           name="iterations_enter")
+            start.op._control_flow_context = loop
+            with _Entered(graph, loop):
+                value = merge([start, start], name="iterations")[0]
+                _, taken = switch(value, loop.pivot)
+                sync = identity(taken, name="iterations_sync")
+                following = apply_op("NextIteration", data=add(sync, 1))
+                value.op._update_input(1, following)
+                count = apply_op("Exit", data=switch(value, loop.pivot)[0])
+        return count, sync
+
+    def build(self) -> None:
+        builder = self.builder
+        loop = self.loop
+        graph = self.graph
+        exits = [op.outputs[0] for op in loop.exits]
+        bodies = loop.body_vars
+        outputs = [op.inputs[0] for op in loop.next_iterations]
+        differentiable = [i for i, e in enumerate(exits) if is_trainable(e)
+                          and not (loop.has_counter and i == 0)]
+        captured = [(outer_name, enter) for outer_name, enter in loop._external.items()
+                    if is_trainable(enter) and id(enter.op) in builder.between]
+        exit_grads = {i: builder.aggregated(exits[i]) for i in differentiable}
+        if not differentiable or all(g is None for g in exit_grads.values()):
+            return
+        count, sync = self._counter()
+        initial = []
+        for i in differentiable:
+            g = exit_grads[i]
+            if isinstance(g, IndexedSlices):
+                g = indexed_slices_to_tensor(g)
+            initial.append(g if g is not None else zeros_like(exits[i]))
+        for _, enter in captured:
+            initial.append(zeros_like(enter.op.inputs[0]))
+
+        def make_context(g: Any, frame: str, parallel: int) -> _GradWhileContext:
+            ctx = _GradWhileContext(g, frame, parallel)
+            ctx.forward = loop
+            ctx.sync = sync
+            return ctx
+
+        def body(i: Tensor, *grads: Tensor) -> list:
+            from tfx.core.api.gradients import _Builder
+
+            ys = [outputs[k] for k in differentiable]
+            xs = [bodies[k] for k in differentiable] + [enter for _, enter in captured]
+            carried = list(grads[:len(differentiable)])
+            inner = _Builder(graph, ys, xs, builder.scope, False, False, set(),
+                             loop_body=loop)
+            found = inner.run(carried)
+            new = []
+            for k, g in enumerate(found[:len(differentiable)]):
+                new.append(_dense(g) if g is not None else zeros_like(carried[k]))
+            for j, g in enumerate(found[len(differentiable):]):
+                total = grads[len(differentiable) + j]
+                new.append(add(total, _dense(g)) if g is not None else identity(total))
+            return [subtract(i, 1), *new]
+
+        with name_scope(None, loop.frame_name.rsplit("/", 1)[-1] + "_grad"):
+            result = while_loop(lambda i, *_: greater(i, 0), body, [count, *initial],
+                                parallel_iterations=loop.parallel_iterations,
+                                _context=make_context)
+        grads = result[1:]
+        for k, g in zip(differentiable, grads):
+            builder.set_grad(loop.enters[k].outputs[0].op.inputs[0], g)
+        for (_, enter), g in zip(captured, grads[len(differentiable):]):
+            builder.set_grad(enter.op.inputs[0], g)
+
+
+def _dense(g: Any) -> Tensor:
+    return indexed_slices_to_tensor(g) if isinstance(g, IndexedSlices) else g

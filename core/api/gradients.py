@@ -159,7 +159,8 @@ class _Builder:
     """One call of `gradients`: the ops between xs and ys, and the partial gradients."""
 
     def __init__(self, graph: Graph, ys: list[Tensor], xs: list[Tensor], scope: str,
-                 gate: bool, colocate: bool, stop_ops: set[int]) -> None:
+                 gate: bool, colocate: bool, stop_ops: set[int],
+                 loop_body: Any = None) -> None:
         self.graph = graph
         self.ys = ys
         self.xs = xs
@@ -172,13 +173,16 @@ class _Builder:
         self.between: dict[int, Operation] = {}
         self.pending: dict[int, int] = collections.Counter()
         self.loops: Any = None
+        # Set when differentiating one iteration of a while loop's body (the xs are the
+        # body's loop variables): the walk stops at the xs instead of going round the loop.
+        self.loop_body = loop_body
 
     # --- the walk -------------------------------------------------------------------
     def run(self, grad_ys: list | None) -> list:
         self._mark_between()
         from tfx.core.api.control_flow_grad import LoopGradients
 
-        self.loops = LoopGradients.maybe_create(self)
+        self.loops = LoopGradients.maybe_create(self, self.loop_body)
         for i, y in enumerate(self.ys):
             grad_y = grad_ys[i] if grad_ys is not None and i < len(grad_ys) else None
             self.set_grad(y, self._initial_grad(y, grad_y, i))
@@ -191,7 +195,11 @@ class _Builder:
                 queue.append(op)
         stop = self._stop_ops()
         while queue:
-            self._process(queue.popleft(), queue, stop)
+            op = queue.popleft()
+            if self.loops is not None and self.loops.owns(op):
+                self.loops.process(op, queue)
+            else:
+                self._process(op, queue, stop)
         return [self.aggregated(x) for x in self.xs]
 
     def _initial_grad(self, y: Tensor, grad_y: Any, index: int) -> Any:
@@ -219,13 +227,17 @@ class _Builder:
             reached.add(id(op))
             for out in op.outputs:
                 stack.extend(out.consumers())
+        x_ops = {id(x.op) for x in self.xs} if self.loop_body is not None else set()
         stack = [y.op for y in self.ys]
         while stack:
             op = stack.pop()
             if id(op) in reached and id(op) not in self.between:
                 self.between[id(op)] = op
-                stack.extend(t.op for t in op.inputs)
+                if id(op) not in x_ops:
+                    stack.extend(t.op for t in op.inputs)
         for op in self.between.values():
+            if id(op) in x_ops:
+                continue
             for t in op.inputs:
                 if id(t.op) in self.between:
                     self.pending[id(t.op)] += 1
@@ -240,24 +252,16 @@ class _Builder:
         return stop
 
     def _process(self, op: Operation, queue: collections.deque, stop: set[int]) -> None:
-        loops = self.loops
         with self.graph.colocate_with(op) if self.colocate else _nothing():
-            if loops is not None:
-                loops.enter_grad_context(op, before=True)
             out_grads = self.aggregated_all(op)
-            if loops is not None:
-                loops.exit_grad_context(op, before=True)
             has_grads = any(g is not None for g in out_grads)
             grad_fn = None
             if has_grads and id(op) not in stop:
                 grad_fn = get_gradient_function(op)
-            if loops is not None:
-                loops.enter_grad_context(op, before=False)
             if grad_fn is not None and has_grads:
                 for i, g in enumerate(out_grads):
                     if g is None and is_trainable(op.outputs[i]):
-                        out_grads[i] = (loops.zeros_like(op, i) if loops is not None
-                                        else zeros_like_outside_loop(op, i))
+                        out_grads[i] = zeros_like_outside_loop(op, i)
                 with name_scope(op.name + "_grad"):
                     in_grads = _as_grad_list(grad_fn(op, *out_grads))
                     self._verify(op, in_grads)
@@ -279,23 +283,16 @@ class _Builder:
                             f"{t.name!r} has shape {g.shape}, the input {t.shape}: {exc}"
                         ) from None
                 self.set_grad(t, g)
-            if loops is not None:
-                loops.exit_grad_context(op, before=False)
-        self._update_pending(op, queue)
+        self.update_pending(op, queue)
 
-    def _update_pending(self, op: Operation, queue: collections.deque) -> None:
+    def update_pending(self, op: Operation, queue: collections.deque) -> None:
+        """`op` is done: its inputs' producers have one consumer less to wait for."""
         for t in op.inputs:
             producer = t.op
             if id(producer) not in self.between:
                 continue
             self.pending[id(producer)] -= 1
-            ready = self.pending[id(producer)] == 0
-            if self.loops is not None:
-                if not ready:
-                    ready = self.loops.is_ready_loop_switch(producer, self.pending[id(producer)])
-                if ready and self.loops.defer_exit(producer, queue):
-                    continue
-            if ready:
+            if self.pending[id(producer)] == 0:
                 queue.append(producer)
 
     def _verify(self, op: Operation, in_grads: list) -> None:
@@ -309,8 +306,6 @@ class _Builder:
     def set_grad(self, t: Tensor, grad: Any) -> None:
         per_op = self.grads.setdefault(id(t.op), [[] for _ in t.op.outputs])
         per_op[t.value_index].append(grad)
-        if self.loops is not None:
-            self.loops.note_grad(t, grad)
 
     def has_any_grad(self, op: Operation) -> bool:
         return any(any(g is not None for g in parts) for parts in self.grads.get(id(op), []))
@@ -335,8 +330,6 @@ class _Builder:
             return None
         if len(parts) == 1:
             return parts[0]
-        if self.loops is not None and self.loops.is_loop_merge_input(t):
-            return parts[0]  # the back edge of a loop: NextIteration's gradient arrives later
         if all(isinstance(g, Tensor) for g in parts):
             from tfx.core.api.math_api import add_n
 

@@ -130,3 +130,18 @@ def test_control_flow_graph_runs_in_tensorflow(graph: tf.Graph, tensorflow_run) 
         ours = s.run([r, total, acc], {x: 2.0})
     theirs = tensorflow_run(graph.as_graph_def(), [r.name, total.name, acc.name], feeds)
     np.testing.assert_allclose(ours, [float(t) for t in theirs])
+
+
+def test_while_loop_gradient_runs_in_tensorflow(graph: tf.Graph, tensorflow_run) -> None:
+    x = tf.placeholder(tf.float32, [], name="x")
+    v = tf.while_loop(lambda i, v: i < 3,
+                      lambda i, v: (i + 1, tf.cond(tf.equal(i % 2, 0), lambda: v * x,
+                                                   lambda: v + x)), [0, x])[1]
+    (dx,) = tf.gradients(v, x)
+    assert any(op.type == "StackPopV2" for op in graph.get_operations())
+    with tf.Session() as s:
+        ours = s.run([v, dx], {x: 2.0})
+    theirs = tensorflow_run(graph.as_graph_def(), [v.name, dx.name], {"x:0": np.float32(2.0)})
+    # v = (x * x + x) * x = x^3 + x^2, dv/dx = 3x^2 + 2x
+    np.testing.assert_allclose(ours, [12.0, 16.0])
+    np.testing.assert_allclose([float(t) for t in theirs], ours)

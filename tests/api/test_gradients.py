@@ -193,8 +193,54 @@ def test_stop_gradient_blocks() -> None:
         assert s.run(dx, {x: 3.0}) == 1.0
 
 
-def test_gradient_of_a_while_loop_is_reported() -> None:
-    x = tf.placeholder(tf.float32, [])
-    y = tf.while_loop(lambda v: v < 10.0, lambda v: v * x, [x])[0]
-    with pytest.raises(LookupError, match="while_loop"):
-        tf.gradients(y, x)
+def _rnn(x: tf.Tensor, w: tf.Tensor, steps: int) -> tf.Tensor:
+    """h <- tanh(h @ w + x[t]) for t < steps, as a while loop reading x by the counter."""
+    def body(t: tf.Tensor, h: tf.Tensor) -> tuple:
+        row = tf.gather(x, t)
+        return t + 1, tf.tanh(tf.matmul(h, w) + row)
+
+    h0 = tf.zeros([1, 3], tf.float64)
+    return tf.while_loop(lambda t, h: t < steps, body, [tf.constant(0), h0])[1]
+
+
+@pytest.mark.parametrize("name, fn, values", [
+    ("power", lambda x, w: tf.while_loop(lambda i, v: i < 3, lambda i, v: (i + 1, v * x + w),
+                                         [0, x])[1], (np.array(1.5), np.array(0.7))),
+    ("rnn", lambda x, w: _rnn(x, w, 4), (rng.standard_normal((4, 1, 3)),
+                                         rng.standard_normal((3, 3)) * 0.5)),
+    ("two_loop_vars", lambda a: tf.add_n(tf.while_loop(
+        lambda i, p, q: i < 2, lambda i, p, q: (i + 1, p * q, p + tf.sin(q)), [0, a, a * 2.0])[1:]),
+     (A23,)),
+    ("cond_in_loop", lambda a: tf.while_loop(
+        lambda i, v: i < 4,
+        lambda i, v: (i + 1, tf.cond(tf.equal(i % 2, 0), lambda: v * a, lambda: v + a)),
+        [0, a])[1], (A23,)),
+    ("maximum_iterations", lambda a: tf.while_loop(lambda v: tf.reduce_sum(v) < 1e9,
+                                                   lambda v: v * a, [a], maximum_iterations=3)[0],
+     (POS23,)),
+])
+def test_while_loop_gradients_match_finite_differences(name: str, fn, values) -> None:
+    check_gradients(fn, *values, rtol=1e-4, atol=1e-6)
+
+
+def test_while_loop_gradient_with_zero_iterations() -> None:
+    x = tf.placeholder(tf.float64, [])
+    n = tf.placeholder(tf.int32, [])
+    v = tf.while_loop(lambda i, v: i < n, lambda i, v: (i + 1, v * x), [0, x])[1]
+    (dx,) = tf.gradients(v, x)
+    with tf.Session() as s:
+        assert s.run(dx, {x: 3.0, n: 0}) == 1.0
+        assert s.run(dx, {x: 3.0, n: 2}) == pytest.approx(27.0)  # d(x^3)/dx
+
+
+def test_while_loop_trains_a_variable() -> None:
+    w = tf.Variable(0.5, dtype=tf.float64)
+    out = tf.while_loop(lambda i, v: i < 3, lambda i, v: (i + 1, v * w), [0, tf.constant(
+        2.0, tf.float64)])[1]
+    loss = tf.square(out - 16.0)  # 2 * w^3 = 16 at w = 2
+    train = tf.train.GradientDescentOptimizer(0.001).minimize(loss)
+    with tf.Session() as s:
+        s.run(tf.global_variables_initializer())
+        for _ in range(500):
+            s.run(train)
+        assert s.run(w) == pytest.approx(2.0, abs=1e-3)
