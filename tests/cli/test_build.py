@@ -27,6 +27,9 @@ def tfx_cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, s
 
 def _batch(model: str, n: int = 32, seed: int = 0) -> dict[str, np.ndarray]:
     rng = np.random.default_rng(seed)
+    if model == "lstm":  # the next word is the word plus one
+        words = (rng.integers(0, 50, (n, 1)) + np.arange(11)) % 50
+        return {"ids:0": words[:, :10].astype(np.int32), "targets:0": words[:, 1:].astype(np.int32)}
     labels = rng.integers(0, 10 if model != "embedding" else 2, n).astype(np.int32)
     if model == "embedding":
         ids = rng.integers(0, 1000, (n, 8)).astype(np.int32)
@@ -39,7 +42,7 @@ def _batch(model: str, n: int = 32, seed: int = 0) -> dict[str, np.ndarray]:
     return {"x:0": images, "y:0": labels}
 
 
-@pytest.mark.parametrize("model", ["mlp", "lenet", "embedding"])
+@pytest.mark.parametrize("model", ["mlp", "lenet", "embedding", "lstm"])
 def test_bundled_model_builds_and_trains(capsys, tmp_path: Path, model: str) -> None:
     out = tmp_path / f"{model}.pb"
     code, stdout, err = tfx_cli(capsys, "build", model, "-o", str(out))
@@ -108,7 +111,7 @@ def test_params_text_and_json(capsys, tmp_path: Path) -> None:
 def test_list_models(capsys) -> None:
     code, stdout, _ = tfx_cli(capsys, "build", "--list")
     assert code == 0
-    assert {"mlp", "lenet", "embedding"} <= set(stdout.split())
+    assert {"mlp", "lenet", "embedding", "lstm"} <= set(stdout.split())
 
 
 def test_model_file_with_build(capsys, tmp_path: Path) -> None:
@@ -172,7 +175,7 @@ with tf.Graph().as_default():
 
 
 @pytest.mark.skipif(not HAS_TENSORFLOW, reason="tensorflow is not installed")
-@pytest.mark.parametrize("model", ["mlp", "lenet", "embedding"])
+@pytest.mark.parametrize("model", ["mlp", "lenet", "embedding", "lstm"])
 def test_built_graph_gives_tensorflows_results(capsys, tmp_path: Path, model: str) -> None:
     out = tmp_path / f"{model}.pb"
     assert tfx_cli(capsys, "build", model, "-o", str(out))[0] == 0
