@@ -62,6 +62,7 @@ from tfx.core.api.array_api import (
     zeros_like,
 )
 from tfx.core.api.control_flow_api import cond, while_loop
+from tfx.core.api.data_flow_api import FIFOQueue, QueueBase, RandomShuffleQueue
 from tfx.core.api.gradients import NotDifferentiable, RegisterGradient, gradients
 from tfx.core.api.graph_builder import (
     Graph,
@@ -207,7 +208,10 @@ __all__ = [
     "DataLossError",
     "DeadlineExceededError",
     "FailedPreconditionError",
+    "FIFOQueue",
     "Graph",
+    "QueueBase",
+    "RandomShuffleQueue",
     "GraphKeys",
     "IndexedSlices",
     "InteractiveSession",

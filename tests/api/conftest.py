@@ -32,9 +32,9 @@ gd.ParseFromString(open(spec["graph"], "rb").read())
 with tf.Graph().as_default():
     tf.import_graph_def(gd, name="")
     with tf.Session() as s:
-        for t in spec["targets"]:
-            s.run(t)
         feeds = {k: np.array(v, dtype=spec["feed_dtypes"][k]) for k, v in spec["feeds"].items()}
+        for t in spec["targets"]:
+            s.run(t, feeds)
         out = s.run(spec["fetches"], feeds)
 print("RESULT" + json.dumps([np.asarray(o).tolist() for o in out]))
 """
