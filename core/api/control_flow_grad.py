@@ -138,6 +138,7 @@ class _GradWhileContext(WhileContext):
 
     forward: WhileContext
     sync: Tensor
+    pops: list[Operation]
 
     def value_inside(self, t: Tensor) -> Tensor:
         if not self.forward.contains(t.op):
@@ -163,11 +164,15 @@ class _GradWhileContext(WhileContext):
             # loop's Switch would otherwise be pushed once more when the loop ends.
             taken = switch(live, forward.pivot)[1]
             push = apply_op_raw("StackPushV2", handle=handle, elem=taken, name="StackPushV2")
+            # Iterations may overlap: push after this iteration's count exists (which
+            # follows the previous iteration's pushes), and count on only after the push.
+            push._add_control_input(self.sync.op.inputs[0].op)
             self.sync.op._add_control_input(push)
         with _Entered(graph, self), graph.control_dependencies(None):
             pop = apply_op("StackPopV2", handle=handle, elem_type=t.dtype.base,
                            name="StackPopV2")
             pop.op._add_control_input(self._phase_pivot.op)
+        self.pops.append(pop.op)
         pop.set_shape(t.shape)
         return pop
 
@@ -248,10 +253,14 @@ class _LoopGradient:
         for _, enter in captured:
             initial.append(zeros_like(enter.op.inputs[0]))
 
+        contexts: list[_GradWhileContext] = []
+
         def make_context(g: Any, frame: str, parallel: int) -> _GradWhileContext:
             ctx = _GradWhileContext(g, frame, parallel)
             ctx.forward = loop
             ctx.sync = sync
+            ctx.pops = []
+            contexts.append(ctx)
             return ctx
 
         def body(i: Tensor, *grads: Tensor) -> list:
@@ -269,7 +278,10 @@ class _LoopGradient:
             for j, g in enumerate(found[len(differentiable):]):
                 total = grads[len(differentiable) + j]
                 new.append(add(total, _dense(g)) if g is not None else identity(total))
-            return [subtract(i, 1), *new]
+            # The next reverse iteration pops only after this one has popped.
+            with graph.control_dependencies(contexts[-1].pops):
+                following = subtract(i, 1)
+            return [following, *new]
 
         with name_scope(None, loop.frame_name.rsplit("/", 1)[-1] + "_grad"):
             result = while_loop(lambda i, *_: greater(i, 0), body, [count, *initial],
