@@ -14,7 +14,9 @@ its important nodes ({"inputs": [...], "loss": ..., "train": ..., "init": ...}).
 Those nodes get exactly those names in the graph.
 
 Models: mlp (the seed paper's Figure 1), lenet (a small CNN), embedding (Figure 4,
-a sharded embedding table), lstm (a language model whose steps are a while loop).
+a sharded embedding table), lstm (a language model whose steps are a while loop),
+pipeline (Figure 2: input queue, preprocessing, training, periodic checkpoints),
+sync_replicas (Figure 5: synchronous replicas, m of n gradient aggregation).
 `--param key=value` sets an argument of `build` (values are Python literals, else
 strings). The format follows the file name
 (.pbtxt is text) unless --text is given.

@@ -42,7 +42,7 @@ def _batch(model: str, n: int = 32, seed: int = 0) -> dict[str, np.ndarray]:
     return {"x:0": images, "y:0": labels}
 
 
-@pytest.mark.parametrize("model", ["mlp", "lenet", "embedding", "lstm"])
+@pytest.mark.parametrize("model", ["mlp", "lenet", "embedding", "lstm", "sync_replicas"])
 def test_bundled_model_builds_and_trains(capsys, tmp_path: Path, model: str) -> None:
     out = tmp_path / f"{model}.pb"
     code, stdout, err = tfx_cli(capsys, "build", model, "-o", str(out))
@@ -84,6 +84,38 @@ def test_mlp_learns_held_out_digits(capsys, tmp_path: Path) -> None:
     assert last < 0.3 * first and accuracy > 0.9
 
 
+def test_pipeline_queue_training_and_periodic_checkpoints(capsys, tmp_path: Path) -> None:
+    out = tmp_path / "pipeline.pb"
+    prefix = tmp_path / "ckpt" / "model"
+    prefix.parent.mkdir()
+    code, _, err = tfx_cli(capsys, "build", "pipeline", "-o", str(out), "-p", "batch_size=8",
+                           "-p", "checkpoint_every=3", "-p", f"checkpoint_prefix={prefix}")
+    assert code == 0, err
+    feeds = _batch("mlp", n=64)
+    with tfx.Session(str(out)) as s:
+        s.run("init")
+        s.run("enqueue", {"raw_x:0": feeds["x:0"], "raw_y:0": feeds["y:0"]})
+        assert s.run("queue_size:0") == 64
+        written = [s.run("checkpoint:0") for _ in range(6)]
+        assert s.run("queue_size:0") == 64 - 6 * 8
+    assert [bool(w) for w in written] == [False, False, True, False, False, True]
+    assert (tmp_path / "ckpt" / "model.index").exists()
+
+
+def test_sync_replicas_aggregates_m_of_n(capsys, tmp_path: Path) -> None:
+    out = tmp_path / "sync.pb"
+    code, _, err = tfx_cli(capsys, "build", "sync_replicas", "-o", str(out), "-p", "replicas=4",
+                           "-p", "aggregate=3", "-p", "tasks=True")
+    assert code == 0, err
+    graph_def = load_graph(str(out))
+    devices = {n.device for n in graph_def.node}
+    assert {"/job:ps/task:0", "/job:worker/task:3"} <= devices
+    dequeues = [n for n in graph_def.node if n.op == "QueueDequeueManyV2"]
+    assert len(dequeues) == 2  # the m sets taken, and the late ones dropped
+    code, _, err = tfx_cli(capsys, "build", "sync_replicas", "-o", str(out), "-p", "aggregate=5")
+    assert code == 2 and "aggregate must be between" in err
+
+
 def test_inspect_shows_the_named_nodes(capsys, tmp_path: Path) -> None:
     out = tmp_path / "mlp.pb"
     assert tfx_cli(capsys, "build", "mlp", "-o", str(out))[0] == 0
@@ -111,7 +143,8 @@ def test_params_text_and_json(capsys, tmp_path: Path) -> None:
 def test_list_models(capsys) -> None:
     code, stdout, _ = tfx_cli(capsys, "build", "--list")
     assert code == 0
-    assert {"mlp", "lenet", "embedding", "lstm"} <= set(stdout.split())
+    assert {"mlp", "lenet", "embedding", "lstm", "pipeline", "sync_replicas"} <= set(
+        stdout.split())
 
 
 def test_model_file_with_build(capsys, tmp_path: Path) -> None:
@@ -175,7 +208,7 @@ with tf.Graph().as_default():
 
 
 @pytest.mark.skipif(not HAS_TENSORFLOW, reason="tensorflow is not installed")
-@pytest.mark.parametrize("model", ["mlp", "lenet", "embedding", "lstm"])
+@pytest.mark.parametrize("model", ["mlp", "lenet", "embedding", "lstm", "sync_replicas"])
 def test_built_graph_gives_tensorflows_results(capsys, tmp_path: Path, model: str) -> None:
     out = tmp_path / f"{model}.pb"
     assert tfx_cli(capsys, "build", model, "-o", str(out))[0] == 0
