@@ -172,3 +172,30 @@ def test_training_graph_matches_tensorflow(graph: tf.Graph, tensorflow_run) -> N
         ours = s.run(W)
     (theirs,) = tensorflow_run(graph.as_graph_def(), ["W:0"], targets=[init.name, "train"])
     np.testing.assert_allclose(ours, theirs, rtol=1e-5)
+
+
+@pytest.mark.parametrize("make", [
+    lambda: tf.train.GradientDescentOptimizer(0.1),
+    lambda: tf.train.MomentumOptimizer(0.1, 0.9),
+    lambda: tf.train.AdagradOptimizer(0.1),
+    lambda: tf.train.AdamOptimizer(0.1),
+])
+def test_resource_variables_train_with_mixed_sparse_and_dense_gradients(make) -> None:
+    w = tf.Variable(np.ones((3, 2), np.float32), use_resource=True, name="w")
+    loss = tf.reduce_sum(tf.square(tf.gather(w, [0, 2]))) + tf.reduce_sum(w)
+    train = make().minimize(loss)
+    assert any(op.type.startswith("ResourceApply") for op in
+               tf.get_default_graph().get_operations())
+    with tf.Session() as s:
+        s.run(tf.global_variables_initializer())
+        before = s.run(loss)
+        s.run(train)
+        assert s.run(loss) < before
+
+
+def test_dropout_keeps_the_expectation() -> None:
+    kept = tf.nn.dropout(tf.ones([4000]), keep_prob=0.5, seed=1)
+    with tf.Session() as s:
+        value = s.run(kept)
+    assert set(np.unique(value).tolist()) == {0.0, 2.0}
+    assert abs(value.mean() - 1.0) < 0.1
