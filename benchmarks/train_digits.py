@@ -1,11 +1,14 @@
 """Train a `tfx build` model on scikit-learn's 8x8 digits and report held-out accuracy.
 
-    python benchmarks/train_digits.py [--model mlp] [--epochs 30] [--batch-size 32] [--json]
+    python benchmarks/train_digits.py [--model mlp] [--epochs 30] [--batch-size 32]
+                                      [--tensorflow] [--json]
 
 The model is built exactly as `tfx build MODEL -o model.pb` writes it, then
 run from the GraphDef by a plain `tfx.Session`: init, shuffled mini-batches
 through `train`, then `accuracy` on the held-out quarter of the digits (the
 split is fixed by a seed). Needs scikit-learn (the dataset ships inside it).
+With --tensorflow the same GraphDef is trained the same way in TensorFlow's
+`tf.compat.v1.Session` (same batches; its own random initial values).
 """
 
 from __future__ import annotations
@@ -30,9 +33,8 @@ def load_digits_split(seed: int = 0) -> tuple[np.ndarray, ...]:
 
 
 def train(model: str = "mlp", epochs: int = 30, batch_size: int = 32, seed: int = 0,
-          params: dict | None = None) -> dict:
-    """Train `model` on the digits with tfx; return losses, accuracy and time."""
-    import tfx
+          params: dict | None = None, engine: str = "tfx") -> dict:
+    """Train `model` on the digits with tfx (or "tensorflow"); return losses, accuracy, time."""
     from tfx.core.api.model_builder import build_model
 
     train_x, train_y, test_x, test_y = load_digits_split(seed)
@@ -43,7 +45,7 @@ def train(model: str = "mlp", epochs: int = 30, batch_size: int = 32, seed: int 
     rng = np.random.default_rng(seed)
     losses = []
     start = time.perf_counter()
-    with tfx.Session(graph_def) as sess:
+    with _session(graph_def, engine) as sess:
         sess.run("init")
         for _ in range(epochs):
             order = rng.permutation(len(train_x))
@@ -57,10 +59,28 @@ def train(model: str = "mlp", epochs: int = 30, batch_size: int = 32, seed: int 
         seconds = time.perf_counter() - start
         accuracy = float(sess.run("accuracy:0", {"x:0": test_x, "y:0": test_y}))
     steps = epochs * -(-len(train_x) // batch_size)
-    return {"model": model, "epochs": epochs, "batch_size": batch_size, "steps": steps,
+    return {"engine": engine, "model": model, "epochs": epochs, "batch_size": batch_size,
+            "steps": steps,
             "first_epoch_loss": losses[0], "last_epoch_loss": losses[-1],
             "test_accuracy": accuracy, "test_examples": len(test_x), "seconds": seconds,
             "ms_per_step": 1000 * seconds / steps}
+
+
+def _session(graph_def, engine: str):  # noqa: ANN202 - a tfx or a TensorFlow session
+    if engine == "tfx":
+        import tfx
+
+        return tfx.Session(graph_def)
+    import tensorflow.compat.v1 as tf
+
+    tf.disable_eager_execution()
+    theirs = tf.GraphDef()
+    theirs.ParseFromString(graph_def.SerializeToString())
+    graph = tf.Graph()
+    with graph.as_default():
+        tf.import_graph_def(theirs, name="")
+    return tf.Session(graph=graph, config=tf.ConfigProto(
+        intra_op_parallelism_threads=1, inter_op_parallelism_threads=2))
 
 
 def main() -> None:
@@ -68,16 +88,21 @@ def main() -> None:
     parser.add_argument("--model", default="mlp")
     parser.add_argument("--epochs", type=int, default=30)
     parser.add_argument("--batch-size", type=int, default=32)
+    parser.add_argument("--tensorflow", action="store_true",
+                        help="also train the same graph in TensorFlow")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
-    result = train(args.model, args.epochs, args.batch_size)
+    results = [train(args.model, args.epochs, args.batch_size)]
+    if args.tensorflow:
+        results.append(train(args.model, args.epochs, args.batch_size, engine="tensorflow"))
     if args.json:
-        print(json.dumps(result, indent=2))
+        print(json.dumps(results, indent=2))
         return
-    print(f"{result['model']}: {result['steps']} steps in {result['seconds']:.1f} s "
-          f"({result['ms_per_step']:.2f} ms/step); loss {result['first_epoch_loss']:.3f} -> "
-          f"{result['last_epoch_loss']:.3f}; held-out accuracy {result['test_accuracy']:.4f} "
-          f"on {result['test_examples']} digits")
+    for result in results:
+        print(f"{result['engine']:>10} {result['model']}: {result['steps']} steps in "
+              f"{result['seconds']:.1f} s ({result['ms_per_step']:.2f} ms/step); loss "
+              f"{result['first_epoch_loss']:.3f} -> {result['last_epoch_loss']:.3f}; held-out "
+              f"accuracy {result['test_accuracy']:.4f} on {result['test_examples']} digits")
 
 
 if __name__ == "__main__":
