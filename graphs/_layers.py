@@ -42,6 +42,6 @@ def classifier_head(logits: tf.Tensor, labels: tf.Tensor, opt: tf.train.Optimize
     correct = tf.equal(tf.cast(tf.argmax(logits, 1), tf.int32), labels)
     accuracy = tf.reduce_mean(tf.cast(correct, tf.float32), name="accuracy")
     step = tf.train.get_or_create_global_step()
-    train = opt.minimize(loss, global_step=step, name="train")
+    train = opt.minimize(loss, global_step=step)
     return {"predictions": predictions, "loss": loss, "accuracy": accuracy, "train": train,
             "init": tf.global_variables_initializer()}

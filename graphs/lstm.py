@@ -56,6 +56,6 @@ def build(vocabulary: int = 50, embedding: int = 16, hidden: int = 32, steps: in
     correct = tf.equal(tf.cast(tf.argmax(logits, 1), tf.int32), last)
     accuracy = tf.reduce_mean(tf.cast(correct, tf.float32), name="accuracy")
     train = optimizer(opt, learning_rate).minimize(
-        loss, global_step=tf.train.get_or_create_global_step(), name="train")
+        loss, global_step=tf.train.get_or_create_global_step())
     return {"inputs": [ids, targets], "predictions": predictions, "loss": loss,
             "accuracy": accuracy, "train": train, "init": tf.global_variables_initializer()}

@@ -6,7 +6,8 @@ ops in the default graph and returns a dict naming the important nodes:
 `accuracy`, ... Each named node ends up in the graph under exactly that name:
 a tensor or op with another name gets an `Identity` (tensors) or a `NoOp`
 depending on it (ops) called by the key, so `tfx run model.pb --target train`
-and `tfx inspect` find them.
+and `tfx inspect` find them (a model should leave `train` to be such a NoOp:
+`tfx inspect` does not list assignments such as a global step's AssignAdd).
 
 A model is named by a module in `tfx.graphs` (`mlp`, `lenet`, ...) or by a
 path to a `.py` file. `--param key=value` values are Python literals when they

@@ -123,7 +123,8 @@ def test_inspect_shows_the_named_nodes(capsys, tmp_path: Path) -> None:
     assert code == 0, err
     data = json.loads(stdout)
     assert {i["tensor"] for i in data["inputs"]} == {"x:0", "y:0"}
-    assert {"predictions", "loss", "accuracy", "init"} <= {o["name"] for o in data["outputs"]}
+    assert {"predictions", "loss", "accuracy", "train", "init"} <= {
+        o["name"] for o in data["outputs"]}
 
 
 def test_params_text_and_json(capsys, tmp_path: Path) -> None:
