@@ -165,7 +165,8 @@ def split(value: Any, num_or_size_splits: Any, axis: Any = 0, num: int | None = 
         num = sizes.shape[0] if sizes.shape.ndims == 1 else None
         if num is None:
             raise ValueError("cannot infer the number of splits; pass num=")
-    return apply_op("SplitV", value=value, size_splits=sizes, axis=axis, num_split=num, name=name)
+    return apply_op("SplitV", value=value, size_splits=sizes, split_dim=axis, num_split=num,
+                    name=name)
 
 
 def tile(input: Any, multiples: Any, name: str | None = None) -> Tensor:

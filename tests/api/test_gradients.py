@@ -15,6 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import tfx as tf
+from tfx.core.api import math_api as M
 from tfx.core.api.session_api import IndexedSlicesValue
 
 EPS = 1e-6
@@ -122,6 +123,27 @@ CASES = {
         labels=tf.constant([2, 0]), logits=a), A23),
     "sigmoid_xent": (lambda a: tf.nn.sigmoid_cross_entropy_with_logits(
         labels=tf.constant(np.full((2, 3), 0.3)), logits=a), A23),
+    "add_n": (lambda a, b: tf.add_n([a, b, a]), A23, B23),
+    "batch_matmul": (lambda a, b: tf.matmul(tf.reshape(a, [2, 1, 3]), tf.reshape(b, [2, 3, 1])),
+                     A23, B23),
+    "broadcast_to": (lambda a: tf.broadcast_to(a[0], [2, 3]), A23),
+    "cast": (lambda a: tf.cast(a, tf.float64) * a, A23),
+    "div_no_nan": (lambda a, b: M.div_no_nan(a, b), A23, POS23),
+    "erf_expm1_log1p": (lambda a: M.erf(a) + M.expm1(a) + M.log1p(a * a), A23),
+    "reciprocal_sign": (lambda a: M.reciprocal(a) + tf.sign(a) * a, POS23),
+    "fill": (lambda a: tf.fill([2, 2], tf.reduce_sum(a)), A23),
+    "floormod": (lambda a, b: M.floormod(a, b), POS23 * 2.0, np.full((2, 3), 0.7)),
+    "gather_nd": (lambda a: tf.gather_nd(a, [[1, 2], [0, 0], [1, 2]]), A23),
+    "scatter_nd": (lambda a: tf.scatter_nd([[3], [0]], a, [4, 3]), A23),
+    "reverse": (lambda a: tf.reverse(a, [1]), A23),
+    "split": (lambda a: tf.split(a, 3, axis=1)[1] * 2.0 + tf.split(a, [1, 2], axis=1)[1][:, :1],
+              A23),
+    "reduce_min": (lambda a: tf.reduce_min(a, axis=0), APART),
+    "leaky_relu": (lambda a: tf.nn.leaky_relu(a, 0.1), APART),
+    "selu": (tf.nn.selu, APART),
+    "softsign": (tf.nn.softsign, A23),
+    "top_k": (lambda a: tf.nn.top_k(a, 2)[0], APART),
+    "mirror_pad": (lambda a: tf.pad(a, [[1, 1], [2, 0]], mode="REFLECT"), A23),
     "embedding_lookup_sharded": (
         lambda p0, p1: tf.nn.embedding_lookup([p0, p1], tf.constant([3, 0, 1, 3])), A23, B23),
 }
