@@ -14,7 +14,10 @@ tensors the body captured from outside. Forward values the body's gradient
 needs are pushed on a stack (`StackPushV2`) in every forward iteration and
 popped (`StackPopV2`) in the matching reverse iteration; a value inside a cond
 is pushed as a placeholder in the iterations where its branch did not run, so
-pushes and pops stay in step. Nested while loops are not differentiated yet.
+pushes and pops stay in step. A nested loop is differentiated inside the
+reverse loop of its parent, its stacks' handles kept on the parent's stacks;
+tfx runs such graphs correctly, but TensorFlow does not yet (it finds a handle
+stack empty), so nested-loop gradients are not TensorFlow-portable.
 """
 
 from __future__ import annotations
@@ -114,9 +117,6 @@ class LoopGradients:
         if op.type not in ("Exit", "RefExit") or op not in loop.exits:
             raise LookupError(f"gradients: reached {op.name!r} ({op.type}) inside while loop "
                               f"{loop.frame_name!r} other than through its Exit")
-        if self.inside is not None:
-            raise LookupError(f"gradients of nested while loops ({loop.frame_name!r} inside "
-                              f"{self.inside.frame_name!r}) are not supported")
         ready = self.ready.setdefault(id(loop), set())
         ready.add(id(op))
         between = self.builder.between
@@ -217,8 +217,8 @@ class _LoopGradient:
         with graph.name_scope(loop.frame_name + "/"), graph.control_dependencies(None):
             with _Entered(graph, loop.outer):
                 zero = convert_to_tensor(0, name="iterations_start")
-            start = _enter(zero, loop.frame_name, loop.parallel_iterations, False,
-                           name="iterations_enter")
+                start = _enter(zero, loop.frame_name, loop.parallel_iterations, False,
+                               name="iterations_enter")
             start.op._control_flow_context = loop
             with _Entered(graph, loop):
                 value = merge([start, start], name="iterations")[0]

@@ -145,3 +145,21 @@ def test_while_loop_gradient_runs_in_tensorflow(graph: tf.Graph, tensorflow_run)
     # v = (x * x + x) * x = x^3 + x^2, dv/dx = 3x^2 + 2x
     np.testing.assert_allclose(ours, [12.0, 16.0])
     np.testing.assert_allclose([float(t) for t in theirs], ours)
+
+
+@pytest.mark.xfail(strict=True, reason="known gap: TensorFlow finds the outer stack of the inner "
+                   "loop's stack handles empty; tfx runs the same graph correctly")
+def test_nested_while_loop_gradient_runs_in_tensorflow(graph: tf.Graph, tensorflow_run) -> None:
+    x = tf.placeholder(tf.float32, [], name="x")
+
+    def outer(i: tf.Tensor, v: tf.Tensor) -> tuple:
+        _, w = tf.while_loop(lambda j, w: j < i + 1, lambda j, w: (j + 1, w * x), [0, v])
+        return i + 1, w
+
+    v = tf.while_loop(lambda i, v: i < 3, outer, [0, tf.constant(1.0)])[1]
+    (dx,) = tf.gradients(v, x)
+    with tf.Session() as s:
+        ours = s.run([v, dx], {x: 1.5})
+    np.testing.assert_allclose(ours, [1.5**6, 6 * 1.5**5], rtol=1e-5)  # v = x^(1+2+3)
+    theirs = tensorflow_run(graph.as_graph_def(), [v.name, dx.name], {"x:0": np.float32(1.5)})
+    np.testing.assert_allclose([float(t) for t in theirs], ours, rtol=1e-5)

@@ -245,6 +245,19 @@ def test_while_loop_gradients_match_finite_differences(name: str, fn, values) ->
     check_gradients(fn, *values, rtol=1e-4, atol=1e-6)
 
 
+def _nested(x: tf.Tensor, a: tf.Tensor) -> tf.Tensor:
+    """v <- v * x, i + 1 times in the inner loop of outer iteration i; then + a * v."""
+    def outer(i: tf.Tensor, v: tf.Tensor) -> tuple:
+        _, w = tf.while_loop(lambda j, w: j < i + 1, lambda j, w: (j + 1, w * x + a), [0, v])
+        return i + 1, tf.sin(w)
+
+    return tf.while_loop(lambda i, v: i < 3, outer, [0, x])[1]
+
+
+def test_nested_while_loop_gradients_match_finite_differences() -> None:
+    check_gradients(_nested, np.array(0.8), np.array(0.3), rtol=1e-4, atol=1e-6)
+
+
 def test_while_loop_gradient_with_zero_iterations() -> None:
     x = tf.placeholder(tf.float64, [])
     n = tf.placeholder(tf.int32, [])
