@@ -877,7 +877,34 @@ class Graph:
             # A shape function that cannot handle these inputs: the shapes stay unknown;
             # the kernel checks the values at run time.
             return [None] * count
-        return (shapes + [None] * count)[:count]
+        shapes = (shapes + [None] * count)[:count]
+        shape_arg = _SHAPE_ARGUMENTS.get(node.op)
+        if shape_arg is not None and shapes and shape_arg < len(inputs):
+            partial = _partial_shape(inputs[shape_arg])
+            inferred = shapes[0]
+            if partial is not None and (inferred is None or len(inferred) == len(partial)):
+                shapes[0] = tuple(p if p is not None else d for p, d in
+                                  zip(partial, inferred or partial))
+        return shapes
+
+
+# Ops whose output shape is the value of one input: when that value is only partly known
+# (`stack([batch, 3])` with an unknown batch), the known dims are still the output's.
+_SHAPE_ARGUMENTS = {
+    "Fill": 0, "RandomUniform": 0, "RandomStandardNormal": 0, "TruncatedNormal": 0,
+    "RandomUniformInt": 0,
+}
+
+
+def _partial_shape(shape: Tensor) -> tuple | None:
+    """The dims of a 1-D shape tensor built by `Pack`, None where one is not constant."""
+    if shape.op.type != "Pack" or shape.op.get_attr("axis") != 0:
+        return None
+    dims = []
+    for element in shape.op.inputs:
+        value = constant_value(element)
+        dims.append(None if value is None or np.size(value) != 1 else int(value))
+    return tuple(dims)
 
 
 def _internal_attr_type(value: Any) -> str:

@@ -127,6 +127,13 @@ def test_static_shapes() -> None:
     assert tf.concat([flat, flat], 1).shape.as_list() == [None, 1568]
 
 
+def test_partly_known_shape_values_give_partly_known_shapes() -> None:
+    n = tf.placeholder(tf.int32, [])
+    assert tf.zeros(tf.stack([n, 4])).shape.as_list() == [None, 4]
+    assert tf.random_uniform(tf.stack([n, 3])).shape.as_list() == [None, 3]
+    assert tf.fill(tf.stack([2, n]), 1.0).shape.as_list() == [2, None]
+
+
 def test_shape_error_names_op_and_shapes() -> None:
     a = tf.placeholder(tf.float32, [2, 3])
     b = tf.placeholder(tf.float32, [4, 5])
