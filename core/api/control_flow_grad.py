@@ -223,7 +223,10 @@ class _LoopGradient:
             with _Entered(graph, loop):
                 value = merge([start, start], name="iterations")[0]
                 _, taken = switch(value, loop.pivot)
-                sync = identity(taken, name="iterations_sync")
+                # Control edges leave from Identities, never from a Switch (TensorFlow's
+                # executor may treat a Switch's control output as dead).
+                now = identity(taken, name="iterations_now")
+                sync = identity(now, name="iterations_sync")
                 following = apply_op("NextIteration", data=add(sync, 1))
                 value.op._update_input(1, following)
                 count = apply_op("Exit", data=switch(value, loop.pivot)[0])
