@@ -427,7 +427,14 @@ def depthwise_forward(x: np.ndarray, w: np.ndarray, window: Window) -> np.ndarra
     kh, kw, depth, mult = w.shape
     xp = np.ascontiguousarray(_pad(x, pads))
     batch = x.shape[0]
-    sn, sh, sw, sc = xp.strides
+    # The views below merge width and channels into one run, so they need xp's C-order
+    # strides. xp.strides can differ on size-1 dims even when xp is flagged contiguous
+    # (a channels-last view of NCHW input with one channel keeps the NCHW channel stride),
+    # so derive them from the shape.
+    sc = xp.itemsize
+    sw = sc * depth
+    sh = sw * xp.shape[2]
+    sn = sh * xp.shape[1]
     dh, dw = window.dilations
     if window.strides == (1, 1):
         # Width and channels merge into one contiguous run per output row.

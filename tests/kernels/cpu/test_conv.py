@@ -212,6 +212,8 @@ GRAD_CASES = [
     ((1, 4, 5, 1), (2, 3, 1, 2), (1, 2), (2, 1), ((1, 0), (2, 1)), "NHWC"),
     ((1, 4, 4, 4), (2, 2, 2, 4), (1, 1), (1, 1), "SAME", "NHWC"),  # two groups
     ((1, 3, 3, 2), (1, 1, 2, 3), (2, 2), (1, 1), "VALID", "NCHW"),  # 1x1 strided
+    ((1, 6, 6, 2), (3, 3, 2, 2), (2, 2), (1, 1), "VALID", "NHWC"),  # last row unread
+    ((1, 4, 4, 6), (2, 2, 2, 6), (2, 1), (1, 1), "SAME", "NCHW"),  # three groups
 ]
 
 
@@ -277,11 +279,26 @@ def test_depthwise_matches_reference(case):
     np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-10)
 
 
+@pytest.mark.parametrize("shape,strides", [((4, 1, 2, 2), (1, 1)), ((1, 1, 1, 16), (1, 2)),
+                                           ((2, 1, 3, 9), (1, 2))])
+def test_depthwise_nchw_with_one_channel(shape, strides):
+    # Regression: the channels-last view of a one-channel NCHW input is flagged contiguous
+    # but keeps NCHW's stride on its size-1 channel dim; the kernel read its merged
+    # width-and-channel run with that stride and raised numpy's ValueError (or read wrong data).
+    x = np.arange(np.prod(shape), dtype=np.float64).reshape(shape)
+    w = np.array([1.5, -2.0]).reshape(1, 1, 1, 2)
+    got = run1("DepthwiseConv2dNative", x, w, strides=[1, 1, *strides], padding="SAME",
+               data_format="NCHW")
+    want = to_nchw(depthwise_ref(to_nhwc(x), w, strides, (1, 1), "SAME"))
+    np.testing.assert_allclose(got, want)
+
+
 @pytest.mark.parametrize("xs,ws,strides,dilations,padding", [
     ((1, 4, 5, 2), (3, 3, 2, 1), (1, 1), (1, 1), "SAME"),
     ((2, 5, 4, 3), (2, 2, 3, 2), (2, 2), (1, 1), "VALID"),
     ((1, 5, 5, 2), (2, 2, 2, 2), (1, 1), (2, 2), "SAME"),
     ((1, 3, 9, 1), (2, 3, 1, 2), (1, 2), (1, 1), "SAME"),
+    ((1, 6, 6, 2), (3, 3, 2, 1), (2, 2), (1, 1), "VALID"),  # the last row and column unread
 ])
 def test_depthwise_backprops_match_finite_differences(xs, ws, strides, dilations, padding):
     rng = np.random.default_rng(3)
