@@ -259,7 +259,7 @@ def depthwise_cases(draw):
     dilations = (1, 1) if strides != (1, 1) else (draw(st.integers(1, 2)),) * 2
     padding = draw(st.sampled_from(["SAME", "VALID"]))
     h = draw(st.integers((kh - 1) * dilations[0] + 1, 6))
-    wd = draw(st.integers((kw - 1) * dilations[1] + 1, 10))  # wide rows take another path
+    wd = draw(st.integers((kw - 1) * dilations[1] + 1, 17))  # wide rows take another path
     rng = np.random.default_rng(draw(st.integers(0, 2**16)))
     fmt = draw(st.sampled_from(["NHWC", "NCHW"]))
     return (rng.normal(size=(draw(st.integers(1, 2)), h, wd, c)),
@@ -398,6 +398,34 @@ def test_pool_grads_match_finite_differences(ksize, strides, padding, fmt):
     got = run1("AvgPoolGrad", np.array(shape, np.int32), g, **attrs)
     np.testing.assert_allclose(got, numeric_grad(lambda v: run1("AvgPool", v, **attrs), x, g),
                                rtol=1e-6, atol=1e-8)
+
+
+def test_max_pool_v2_takes_ksize_and_strides_as_tensors():
+    x = np.random.default_rng(6).normal(size=(1, 5, 4, 2))
+    attrs = {"ksize": [1, 3, 2, 1], "strides": [1, 2, 1, 1], "padding": "SAME"}
+    sizes = (np.array(attrs["ksize"], np.int32), np.array(attrs["strides"], np.int32))
+    y = run1("MaxPool", x, **attrs)
+    np.testing.assert_array_equal(run1("MaxPoolV2", x, *sizes, padding="SAME"), y)
+    g = np.random.default_rng(7).normal(size=y.shape)
+    np.testing.assert_array_equal(run1("MaxPoolGradV2", x, y, g, *sizes, padding="SAME"),
+                                  run1("MaxPoolGrad", x, y, g, **attrs))
+
+
+@pytest.mark.parametrize("op,extra", [
+    ("Conv2D", (np.linspace(-1, 1, 12).reshape(2, 2, 1, 3),)),
+    ("DepthwiseConv2dNative", (np.linspace(-1, 1, 4).reshape(2, 2, 1, 1),)),
+    ("MaxPool", ()),
+    ("AvgPool", ()),
+])
+def test_half_types_compute_in_float32_and_keep_their_dtype(op, extra):
+    x = np.linspace(-2, 2, 25).reshape(1, 5, 5, 1)
+    attrs = {"strides": [1, 2, 2, 1], "padding": "SAME"}
+    if op.endswith("Pool"):
+        attrs["ksize"] = [1, 2, 2, 1]
+    want = run1(op, x.astype(np.float32), *(e.astype(np.float32) for e in extra), **attrs)
+    got = run1(op, x.astype(np.float16), *(e.astype(np.float16) for e in extra), **attrs)
+    assert got.dtype == np.float16
+    np.testing.assert_allclose(got, want, rtol=2e-3, atol=2e-3)
 
 
 def test_max_pool_grad_goes_to_the_first_maximum():

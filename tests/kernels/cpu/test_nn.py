@@ -99,6 +99,15 @@ def test_activation_float32_keeps_dtype(op):
     np.testing.assert_allclose(got, ACTIVATIONS[op](x.astype(np.float64)), rtol=1e-6, atol=1e-6)
 
 
+@pytest.mark.parametrize("op", sorted(ACTIVATIONS))
+def test_activation_float16_keeps_dtype(op):
+    x = np.linspace(-7, 7, 15).astype(np.float16)
+    got = run1(op, x)
+    assert got.dtype == np.float16
+    np.testing.assert_allclose(got, ACTIVATIONS[op](x.astype(np.float64)), rtol=2e-3,
+                               atol=2e-3)
+
+
 def test_documented_activation_values():
     x = np.array([-10.0, -1.0, 0.0, 3.0, 6.0, 7.5, np.nan])
     np.testing.assert_array_equal(run1("Relu6", x), [0, 0, 0, 3, 6, 6, np.nan])
@@ -383,6 +392,17 @@ def test_fused_batch_norm_inference(data_format):
     np.testing.assert_allclose(out[0], want + offset.reshape(view), rtol=1e-5, atol=1e-5)
     np.testing.assert_array_equal(out[1], mean)
     np.testing.assert_array_equal(out[2], var)
+
+
+def test_fused_batch_norm_half_input_keeps_float32_statistics():
+    x = np.random.default_rng(10).normal(size=(2, 2, 2, 3))
+    ones, zeros = np.ones(3, np.float32), np.zeros(3, np.float32)
+    out = run("FusedBatchNormV2", x.astype(np.float16), ones, zeros, zeros, ones)
+    want, mean, _, _ = bn_training_ref(x.astype(np.float16).astype(np.float64), ones, zeros,
+                                       1e-4, 3)
+    assert out[0].dtype == np.float16 and out[1].dtype == np.float32
+    np.testing.assert_allclose(out[0], want, rtol=3e-3, atol=3e-3)
+    np.testing.assert_allclose(out[1], mean, rtol=1e-5, atol=1e-6)
 
 
 def test_fused_batch_norm_v3_takes_5d():
