@@ -510,9 +510,11 @@ class FusedBatchNorm(_BatchNormBase):
         with _quiet():
             if self._training:
                 count = x.size // max(channels, 1)
-                batch_mean = xw.mean(axis=axes)
+                # sum / count rather than mean(): an empty x gives NaN statistics, as in
+                # TensorFlow, without numpy's "Mean of empty slice" warning.
+                batch_mean = xw.sum(axis=axes) / np.float32(count)
                 centered = xw - batch_mean.reshape(vector)
-                batch_var = np.square(centered).mean(axis=axes)
+                batch_var = np.square(centered).sum(axis=axes) / np.float32(count)
                 inv = scale / np.sqrt(batch_var + np.float32(self._epsilon))
                 y = centered * inv.reshape(vector) + offset.reshape(vector)
                 unbiased = batch_var * np.float32(count / max(count - 1, 1))

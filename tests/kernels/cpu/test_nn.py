@@ -7,6 +7,7 @@ Inputs are made read-only so a kernel that writes into its input fails loudly.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable
 
 import numpy as np
@@ -403,6 +404,17 @@ def test_fused_batch_norm_half_input_keeps_float32_statistics():
     assert out[0].dtype == np.float16 and out[1].dtype == np.float32
     np.testing.assert_allclose(out[0], want, rtol=3e-3, atol=3e-3)
     np.testing.assert_allclose(out[1], mean, rtol=1e-5, atol=1e-6)
+
+
+def test_fused_batch_norm_of_an_empty_batch_has_nan_statistics():
+    # Regression: the kernel used np.mean, which warned "Mean of empty slice" (an error
+    # under -W error); TensorFlow fills the batch statistics with NaN quietly.
+    ones = np.ones(3, np.float32)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        out = run("FusedBatchNormV3", np.ones((0, 2, 2, 3), np.float32), ones, ones, ones, ones)
+    assert out[0].shape == (0, 2, 2, 3)
+    assert np.isnan(out[1]).all() and np.isnan(out[2]).all()
 
 
 def test_fused_batch_norm_v3_takes_5d():
