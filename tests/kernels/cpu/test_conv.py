@@ -202,6 +202,22 @@ def test_conv3d_matches_reference():
     np.testing.assert_allclose(got, want, rtol=1e-10)
 
 
+def test_conv3d_ncdhw_and_dilations_match_ndhwc():
+    rng = np.random.default_rng(11)
+    x, w = rng.normal(size=(1, 3, 4, 5, 2)), rng.normal(size=(2, 2, 2, 2, 3))
+    got = run1("Conv3D", x, w, strides=[1, 1, 2, 1, 1], dilations=[1, 1, 1, 2, 1],
+               padding="SAME")
+    # Dilation 2 on the last spatial dim: the same as a filter with a zero tap between.
+    spread = np.zeros((2, 2, 3, 2, 3))
+    spread[:, :, ::2] = w
+    np.testing.assert_allclose(got, run1("Conv3D", x, spread, strides=[1, 1, 2, 1, 1],
+                                         padding="SAME"), rtol=1e-12)
+    nc = run1("Conv3D", np.ascontiguousarray(np.moveaxis(x, -1, 1)), w,
+              strides=[1, 1, 1, 2, 1], dilations=[1, 1, 1, 1, 2], padding="SAME",
+              data_format="NCDHW")
+    np.testing.assert_allclose(np.moveaxis(nc, 1, -1), got, rtol=1e-12)
+
+
 # --- Conv2D gradients ------------------------------------------------------------------
 
 GRAD_CASES = [
