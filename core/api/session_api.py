@@ -64,7 +64,6 @@ class Session(core_session.Session):
         self._api_graph = source if isinstance(source, Graph) else None
         super().__init__(source._ir if isinstance(source, Graph) else source, timeout=timeout)
         self._default_contexts: list[Any] = []
-        self._needed_cache: dict[tuple, frozenset[str]] = {}
 
     @property
     def graph(self) -> Any:
@@ -87,40 +86,8 @@ class Session(core_session.Session):
         feeds = None
         if feed_dict:
             feeds = {self._feed_name(k): v for k, v in feed_dict.items()}
-            feeds = self._needed_feeds(feeds, flat_fetches)
         result = super().run(flat_fetches, feeds, timeout=timeout)
         return self._restore(fetches, result)
-
-    def _needed_feeds(self, feeds: dict[str, Any], fetches: Any) -> dict[str, Any]:
-        """`feeds` without the tensors the fetches do not depend on.
-
-        TensorFlow accepts feeding a tensor that the step does not need (a gradient
-        that no longer depends on its input, say); the core session's per-step
-        optimization drops such nodes and would then reject the feed.
-        """
-        graph = self._graph
-        names = []
-        _flat_names(fetches, names)
-        key = (tuple(feeds), tuple(names))
-        needed = self._needed_cache.get(key)
-        if needed is None:
-            fed = {name.rpartition(":")[0] for name in feeds}
-            reached: set[str] = set()
-            stack = [graph.node(n.rpartition(":")[0] if ":" in n else n)
-                     for n in names if (n.rpartition(":")[0] if ":" in n else n) in graph]
-            while stack:
-                node = stack.pop()
-                if node.name in reached:
-                    continue
-                reached.add(node.name)
-                if node.name in fed:
-                    continue
-                stack.extend(source.node for source in node.inputs)
-                stack.extend(node.control_inputs)
-            needed = frozenset(n for n in feeds if n.rpartition(":")[0] in reached
-                               or n.rpartition(":")[0] not in graph)
-            self._needed_cache[key] = needed
-        return {k: v for k, v in feeds.items() if k in needed}
 
     def _element(self, item: Any) -> Any:
         element = getattr(item, "_as_graph_element", None)
@@ -206,16 +173,6 @@ class InteractiveSession(Session):
         if context is not None:
             context.__exit__(None, None, None)
         super().close()
-
-
-def _flat_names(fetches: Any, out: list[str]) -> None:
-    if isinstance(fetches, Mapping):
-        fetches = list(fetches.values())
-    if isinstance(fetches, (list, tuple)):
-        for f in fetches:
-            _flat_names(f, out)
-    else:
-        out.append(fetches)
 
 
 _local = threading.local()

@@ -256,7 +256,9 @@ def optimize_step(graph: Graph, feeds: Iterable[str], fetches: Iterable[str],
         frozenset([*(parse_tensor_name(name)[0] for name in fetches), *targets]),
         DEFAULT_MAX_CONSTANT_BYTES,
     )
-    graph = _needed_copy(graph, [graph.node(name) for name in ctx.outputs])
+    # Fed nodes stay even when the fetches do not need them: TensorFlow accepts such
+    # a feed (a gradient that no longer depends on its input), so the plan must too.
+    graph = _needed_copy(graph, [graph.node(name) for name in ctx.outputs | ctx.inputs])
     for chosen_pass in chosen:
         graph, _ = chosen_pass.run(graph, ctx)
     return graph

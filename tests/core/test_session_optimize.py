@@ -95,3 +95,16 @@ def test_a_step_optimizes_only_what_it_depends_on() -> None:
     assert sorted(n.name for n in step) == ["mm", "w", "x"]  # w_read bypassed
     assert len(graph) == 10  # the session's graph is not changed
     assert passes.optimize_step(graph, [], ["y:0"], [], level="none") is graph
+
+
+def test_a_feed_the_fetches_do_not_need_is_accepted() -> None:
+    """Regression: the per-step copy dropped a fed placeholder nothing fetched depends
+    on (a gradient that no longer reads its input), and the plan refused the feed."""
+    graph = graph_pb2.GraphDef()
+    graph.node.append(make_node_def("Placeholder", "x", [], {"dtype": "float32"}))
+    graph.node.append(make_node_def("Const", "two", [], {"dtype": "float32",
+                                                           "value": np.float32(2.0)}))
+    graph.node.append(make_node_def("Identity", "grad", ["two"], {"T": "float32"}))
+    for level in ("basic", "all", "none"):
+        with Session(graph, optimize=level) as sess:
+            assert sess.run("grad:0", {"x:0": np.ones(3, np.float32)}) == 2.0
