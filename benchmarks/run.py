@@ -103,11 +103,11 @@ def _time(step: Callable[[], object], repeat: int, budget: float) -> float:
     return statistics.median(times)
 
 
-def _tfx_runner(graph: bytes, feeds: dict, fetches: list[str],
-                setup: list[str]) -> Callable[[], object]:
-    import tfx
+def _tfx_runner(graph: bytes, feeds: dict, fetches: list[str], setup: list[str],
+                optimize: str) -> Callable[[], object]:
+    from tfx.core.session import Session
 
-    sess = tfx.Session(graph)
+    sess = Session(graph, optimize=optimize)
     for target in setup:
         sess.run(target)
     return lambda: sess.run(fetches, feeds)
@@ -137,13 +137,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--budget", type=float, default=10.0, help="seconds per measurement")
     parser.add_argument("--only", nargs="*", default=None)
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--optimize", default="none", choices=["none", "basic", "all"],
+                        help="tfx's per-step graph optimization (the targets are set for none, "
+                             "TensorFlow's graph as it is; TF runs its own grappler either way)")
     args = parser.parse_args(argv)
     rows = []
     for name, (factory, target) in BENCHMARKS.items():
         if args.only and name not in args.only:
             continue
         graph, feeds, fetches, setup = factory()
-        tfx_time = _time(_tfx_runner(graph, feeds, fetches, setup), args.repeat, args.budget)
+        tfx_time = _time(_tfx_runner(graph, feeds, fetches, setup, args.optimize), args.repeat,
+                         args.budget)
         tf_run = _tf_runner(graph, feeds, fetches, setup)
         tf_time = _time(tf_run, args.repeat, args.budget) if tf_run else None
         ratio = tfx_time / tf_time if tf_time else None
