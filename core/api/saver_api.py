@@ -7,9 +7,13 @@ prefix, available once the save has run), one `RestoreV2` + `Assign` per
 variable and the `save/restore_all` NoOp. That is the layout `tfx checkpoint`
 and `tfx run --checkpoint-dir` look for, and the one TensorFlow's own tools read.
 
-    saver = Saver()
+    saver = Saver(max_to_keep=5)
     saver.save(sess, "ckpt/model", global_step=100)   # writes ckpt/model-100.index/.data
-    saver.restore(sess, "ckpt/model-100")
+    saver.restore(sess, latest_checkpoint("ckpt"))     # and records it in ckpt/checkpoint
+
+Each save is recorded in the directory's `checkpoint` state file, and the
+oldest checkpoints beyond `max_to_keep` are deleted (one every
+`keep_checkpoint_every_n_hours` is preserved), as TensorFlow's Saver does.
 """
 
 from __future__ import annotations
@@ -20,12 +24,12 @@ from typing import Any
 
 import numpy as np
 
-from tfx.core import dtypes
+from tfx.core import checkpoint, dtypes
 from tfx.core.api.graph_builder import GraphKeys, Operation, Tensor
 from tfx.core.api.ops_api import apply_op, apply_op_raw, constant, group
 from tfx.core.api.state_api import ResourceVariable, Variable, global_variables
 
-__all__ = ["Saver"]
+__all__ = ["Saver", "latest_checkpoint"]
 
 
 class Saver:
@@ -34,7 +38,8 @@ class Saver:
     Args:
         var_list: the variables, or a dict {checkpoint name: variable}.
         name: the scope of the ops (default "save").
-        max_to_keep: accepted for compatibility; every save is kept.
+        max_to_keep: how many recent checkpoints stay (None or 0: all of them).
+        keep_checkpoint_every_n_hours: also preserve one checkpoint per this many hours.
 
     Example:
         >>> saver = Saver()
@@ -42,8 +47,10 @@ class Saver:
     """
 
     def __init__(self, var_list: Iterable[Variable] | dict[str, Variable] | None = None,
-                 name: str = "save", max_to_keep: int = 5, **_: Any) -> None:
-        del max_to_keep
+                 name: str = "save", max_to_keep: int | None = 5,
+                 keep_checkpoint_every_n_hours: float = 10000.0, **_: Any) -> None:
+        self._max_to_keep = max_to_keep
+        self._keep_hours = keep_checkpoint_every_n_hours
         if var_list is None:
             var_list = global_variables()
         if not isinstance(var_list, dict):
@@ -82,8 +89,13 @@ class Saver:
             del scope
         graph.add_to_collection(GraphKeys.SAVERS, self)
 
-    def save(self, sess: Any, save_path: str, global_step: Any = None, **_: Any) -> str:
-        """Write the variables to `save_path` (with `-<global_step>` appended); return it."""
+    def save(self, sess: Any, save_path: str, global_step: Any = None,
+             latest_filename: str | None = None, write_state: bool = True, **_: Any) -> str:
+        """Write the variables to `save_path` (with `-<global_step>` appended); return it.
+
+        With `write_state` the save becomes the directory's latest checkpoint (in the
+        state file `latest_filename`, default "checkpoint") and retention applies.
+        """
         if global_step is not None:
             step = global_step if isinstance(global_step, (int, np.integer)) else sess.run(
                 global_step)
@@ -92,11 +104,22 @@ class Saver:
         if directory:
             os.makedirs(directory, exist_ok=True)
         sess.run(self.save_tensor, {self.filename: save_path})
+        if write_state:
+            checkpoint.record_checkpoint(
+                directory or ".", save_path, max_to_keep=self._max_to_keep,
+                keep_every_n_hours=self._keep_hours,
+                filename=latest_filename or checkpoint.STATE_FILENAME)
         return save_path
 
     def restore(self, sess: Any, save_path: str) -> None:
         """Assign every variable its value saved at `save_path`."""
         sess.run(self.restore_op, {self.filename: save_path})
+
+
+def latest_checkpoint(checkpoint_dir: str, latest_filename: str | None = None) -> str | None:
+    """The prefix of the newest checkpoint recorded in `checkpoint_dir`, or None."""
+    return checkpoint.latest_checkpoint(
+        checkpoint_dir, filename=latest_filename or checkpoint.STATE_FILENAME)
 
 
 def _value(var: Variable) -> Tensor:

@@ -31,14 +31,14 @@ from tfx.core.api.graph_builder import (
     name_scope,
 )
 from tfx.core.api.ops_api import apply_op, convert_to_tensor, group
-from tfx.core.api.saver_api import Saver
+from tfx.core.api.saver_api import Saver, latest_checkpoint
 from tfx.core.api.state_api import ResourceVariable, Variable, trainable_variables
 
 __all__ = [
     "Optimizer", "GradientDescentOptimizer", "MomentumOptimizer", "AdagradOptimizer",
     "AdadeltaOptimizer", "RMSPropOptimizer", "AdamOptimizer", "clip_by_global_norm",
     "global_norm", "get_global_step", "get_or_create_global_step", "create_global_step",
-    "Saver",
+    "Saver", "latest_checkpoint",
 ]
 
 

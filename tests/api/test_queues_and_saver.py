@@ -60,6 +60,29 @@ def test_saver_round_trip(tmp_path) -> None:
         assert s.run(w).tolist() == [[0, 1, 2], [3, 4, 5]] and s.run(step) == 41
 
 
+def test_saver_records_the_latest_checkpoint_and_keeps_max_to_keep(tmp_path) -> None:
+    w = tf.Variable(np.zeros(3, np.float32), name="w")
+    saver = tf.train.Saver(max_to_keep=2)
+    directory = tmp_path / "run"
+    with tf.Session() as s:
+        s.run(tf.global_variables_initializer())
+        for step in range(1, 5):
+            s.run(tf.assign(w, np.full(3, step, np.float32)))
+            saver.save(s, str(directory / "model"), global_step=step)
+        latest = tf.train.latest_checkpoint(str(directory))
+        assert latest == str(directory / "model-4")
+        assert sorted(p.name for p in directory.glob("*.index")) == [
+            "model-3.index", "model-4.index"]
+        state = (directory / "checkpoint").read_text()
+        assert 'model_checkpoint_path: "model-4"' in state and "model-2" not in state
+        s.run(tf.assign(w, np.zeros(3, np.float32)))
+        saver.restore(s, latest)
+        assert s.run(w).tolist() == [4.0, 4.0, 4.0]
+        saver.save(s, str(directory / "side"), write_state=False)
+        assert tf.train.latest_checkpoint(str(directory)) == latest
+    assert tf.train.latest_checkpoint(str(tmp_path / "empty")) is None
+
+
 def test_saver_checkpoint_reads_in_tensorflow(tmp_path, tensorflow_run) -> None:
     w = tf.Variable(np.full((2, 2), 7.0, np.float32), name="w")
     saver = tf.train.Saver()
