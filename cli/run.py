@@ -60,6 +60,17 @@ tfx run train.pb --init init --target train --fetch loss --steps 100 --every 10 
     --checkpoint-dir runs/a --save-every 20 --keep 3 --keep-best loss
 ```
 
+Training on a dataset: `--data FILE.npz` makes each `--feed NAME=KEY` whose KEY is
+an array of that file a mini-batch of it (`--batch-size`, rows shuffled anew each
+epoch unless `--no-shuffle`); `--epochs E` runs E passes over the data (the steps
+count follows; the loss shows in the progress bar).
+
+```
+tfx build mlp -o mlp.pb
+tfx run mlp.pb --init init --target train --fetch loss --data digits.npz \
+    --feed x:0=images --feed y:0=labels --batch-size 32 --epochs 5 --every 50
+```
+
 Profiling: `--trace FILE` writes the kernels of the step(s) as a Chrome trace-event
 timeline (open it in https://ui.perfetto.dev or chrome://tracing): one track per
 device and executor thread, Send/Recv joined by arrows. `--profile` prints the
@@ -176,6 +187,31 @@ def run(
                      help=f"Where --profile writes the per-node costs (default "
                           f"{DEFAULT_PROFILE}); implies --profile."),
     ] = None,
+    data: Annotated[
+        str | None,
+        typer.Option("--data", metavar="FILE.npz",
+                     help="Dataset to train on: --feed NAME=KEY feeds mini-batches of its "
+                          "array KEY."),
+    ] = None,
+    batch_size: Annotated[
+        int | None,
+        typer.Option("--batch-size", metavar="N", min=1,
+                     help="Examples per step with --data (default 32)."),
+    ] = None,
+    epochs: Annotated[
+        int | None,
+        typer.Option("--epochs", metavar="E", min=1,
+                     help="Passes over --data (default 1); sets the number of steps."),
+    ] = None,
+    shuffle: Annotated[
+        bool,
+        typer.Option("--shuffle/--no-shuffle",
+                     help="Visit --data's examples in a new seeded order every epoch."),
+    ] = True,
+    seed: Annotated[
+        int,
+        typer.Option("--seed", metavar="N", help="Seed of --data's shuffling."),
+    ] = 0,
 ) -> None:
     import numpy as np
 
@@ -188,7 +224,15 @@ def run(
     if graph == "-" and any(spec.partition("=")[2] == "-" for spec in feed):
         raise typer.BadParameter("the graph and a feed cannot both come from stdin",
                                  param_hint="'--feed'")
-    _check_loop_options(steps, every, checkpoint_dir, save_every, keep, keep_best)
+    if data is None:
+        for value, option in ((batch_size, "--batch-size"), (epochs, "--epochs")):
+            if value is not None:
+                raise typer.BadParameter("needs --data FILE.npz", param_hint=f"'{option}'")
+    elif steps is not None and epochs is not None:
+        raise typer.BadParameter("--steps and --epochs both set the number of steps; "
+                                 "choose one", param_hint="'--epochs'")
+    _check_loop_options(steps if data is None else 0, every, checkpoint_dir, save_every,
+                        keep, keep_best)
     if profile or profile_out is not None:
         profile_out = profile_out or DEFAULT_PROFILE
     _check_profile_options(trace, profile_out)
@@ -197,7 +241,12 @@ def run(
     previous_limit = limits.set_max_tensor_bytes(max_tensor_bytes) if max_tensor_bytes else None
     try:
         ir = common.load_graph_ir(graph) if devices is None else _load_placed(graph)
-        feeds = _feeds_by_step(feed)
+        if data is None:
+            feeds = _feeds_by_step(feed)
+        else:
+            feeds, steps_per_epoch = _data_feeds(data, feed, batch_size or 32, shuffle, seed)
+            if steps is None:
+                steps = (epochs or 1) * steps_per_epoch
         fetches = list(dict.fromkeys(common.tensor_name(name) for name in fetch))
         targets = list(dict.fromkeys(target))
         defaulted = not fetches and not targets
@@ -402,6 +451,47 @@ def _feeds_by_step(specs: Sequence[str]) -> Callable[[int], dict[str, Any]]:
         return values
 
     return feeds
+
+
+def _data_feeds(path: str, specs: Sequence[str], batch_size: int, shuffle: bool,
+                seed: int) -> tuple[Callable[[int], dict[str, Any]], int]:
+    """Feeds per step: mini-batches of `path`'s arrays named by the specs' values, plus
+    the other feeds as `--feed` reads them; and the steps of one epoch."""
+    import zipfile
+
+    import numpy as np
+
+    from tfx.core.batches import Batches
+    from tfx.core.errors import NotFoundError
+
+    try:
+        with np.load(path, allow_pickle=False) as archive:
+            keys = set(archive.files)
+            batched = {}
+            rest = []
+            for spec in specs:
+                name, sep, value = spec.partition("=")
+                if sep and value in keys:
+                    tensor = common.tensor_name(name.strip())
+                    if tensor in batched:
+                        raise InvalidArgumentError(f"--feed: {tensor!r} is fed twice")
+                    batched[tensor] = archive[value]
+                else:
+                    rest.append(spec)
+    except FileNotFoundError:
+        raise NotFoundError(f"--data: no such file {path!r}") from None
+    except (zipfile.BadZipFile, ValueError, OSError) as exc:
+        raise InvalidArgumentError(f"--data {path}: not a readable .npz file ({exc})") from None
+    if not batched:
+        raise InvalidArgumentError(
+            f"--data {path}: no --feed NAME=KEY names one of its arrays "
+            f"(keys: {', '.join(sorted(keys)[:10])})")
+    batches = Batches(batched, batch_size, shuffle=shuffle, seed=seed, source=f"--data {path}")
+    fixed = _feeds_by_step(rest)
+    for name in batched:
+        if name in fixed(0):
+            raise InvalidArgumentError(f"--feed: {name!r} is fed twice")
+    return (lambda step: {**fixed(step), **batches(step)}), batches.steps_per_epoch
 
 
 # --- --steps: the loop, its progress bar and its table --------------------------------------
