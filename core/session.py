@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from tfx.core import dtypes, tensor_util
+from tfx.core import allocator, dtypes, tensor_util
 from tfx.core.errors import FailedPreconditionError, InvalidArgumentError, TfxError
 from tfx.core.executor import StepState, run_plan
 from tfx.core.graph import Graph
@@ -56,6 +56,7 @@ class Session:
 
         resolve_passes(optimize)  # an unknown level fails here, listing the valid ones
         self._optimize = optimize
+        allocator.keep_freed_memory()  # steps reuse freed tensor memory (see allocator.py)
         if isinstance(graph, Graph):
             self._graph = graph
         else:
