@@ -20,6 +20,8 @@ beside it, load about 2, so step times vary by 20-40% between runs), TensorFlow
     batch  nodes  basic  all  tfx none  tfx basic  tfx all     TF  all/TF
         1   1053    225  133      4.02       2.00     1.85   5.42    0.34
        32   1053    225  133     53.04      49.78    48-67   14-23  2.3-3.5
+       32   (after sessions keep freed memory, quieter machine)
+                                 49.21      39.02    35.17   16.28    2.16
 
     graph                nodes   after  seconds  us/node
     mobilenet_v2_frozen   1053     133     0.15      141
