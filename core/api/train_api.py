@@ -353,32 +353,41 @@ class AdadeltaOptimizer(Optimizer):
 
 
 class RMSPropOptimizer(Optimizer):
-    """ms = decay * ms + (1 - decay) * grad^2; mom = momentum * mom + lr * grad / sqrt(ms + eps)."""
+    """ms = decay * ms + (1 - decay) * grad^2; mom = momentum * mom + lr * grad / sqrt(ms + eps).
+
+    `centered=True` also keeps the mean gradient mg (slot "mg") and divides by
+    sqrt(ms - mg^2 + eps), an estimate of the gradient's variance, as TensorFlow does.
+    """
 
     _slots = {"rms": 1.0, "momentum": 0.0}
 
     def __init__(self, learning_rate: Any, decay: Any = 0.9, momentum: Any = 0.0,
                  epsilon: Any = 1e-10, use_locking: bool = False, centered: bool = False,
                  name: str = "RMSProp") -> None:
-        if centered:
-            raise NotImplementedError("RMSPropOptimizer(centered=True) is not supported")
         super().__init__(use_locking, name)
         self._lr, self._decay, self._momentum, self._epsilon = (
             learning_rate, decay, momentum, epsilon)
+        self._centered = centered
+        if centered:
+            self._slots = {"rms": 1.0, "mg": 0.0, "momentum": 0.0}
+        self._op = "ApplyCenteredRMSProp" if centered else "ApplyRMSProp"
 
     def _args(self, var: Variable) -> dict[str, Any]:
-        return {"ms": self.get_slot(var, "rms"), "mom": self.get_slot(var, "momentum"),
+        args = {"ms": self.get_slot(var, "rms"), "mom": self.get_slot(var, "momentum"),
                 "lr": self._hyper(self._lr, var, "learning_rate"),
                 "rho": self._hyper(self._decay, var, "decay"),
                 "momentum": self._hyper(self._momentum, var, "momentum"),
                 "epsilon": self._hyper(self._epsilon, var, "epsilon")}
+        if self._centered:
+            args["mg"] = self.get_slot(var, "mg")
+        return args
 
     def _apply(self, grad: Tensor, var: Variable) -> Any:
-        return self._update("ApplyRMSProp", var, grad=grad, **self._args(var))
+        return self._update(self._op, var, grad=grad, **self._args(var))
 
     def _apply_sparse(self, grad: IndexedSlices, var: Variable) -> Any:
         values, indices = _sparse_parts(grad)
-        return self._update("ApplyRMSProp", var, sparse=True, grad=values, indices=indices,
+        return self._update(self._op, var, sparse=True, grad=values, indices=indices,
                             **self._args(var))
 
 

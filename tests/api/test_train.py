@@ -59,6 +59,20 @@ def test_rmsprop_step() -> None:
     np.testing.assert_allclose(w1, W0 - 0.01 * g / np.sqrt(ms + 1e-10), rtol=1e-5)
 
 
+def test_centered_rmsprop_steps() -> None:
+    (w1, w2), g = _steps(tf.train.RMSPropOptimizer(0.01, decay=0.9, momentum=0.5,
+                                                   epsilon=1e-10, centered=True))
+    ms, mg, mom, w = np.ones_like(W0), np.zeros_like(W0), np.zeros_like(W0), W0.copy()
+    for want, grad in ((w1, g), (w2, None)):
+        grad = _grad(w) if grad is None else grad
+        ms = 0.9 * ms + 0.1 * grad * grad
+        mg = 0.9 * mg + 0.1 * grad
+        mom = 0.5 * mom + 0.01 * grad / np.sqrt(ms - mg * mg + 1e-10)
+        w = w - mom
+        np.testing.assert_allclose(want, w, rtol=1e-5)
+    assert "ApplyCenteredRMSProp" in {op.type for op in tf.get_default_graph().get_operations()}
+
+
 def test_adam_steps_and_beta_powers(graph: tf.Graph) -> None:
     (w1, w2), g = _steps(tf.train.AdamOptimizer(0.1))
     m, v, w = np.zeros_like(W0), np.zeros_like(W0), W0.copy()
@@ -113,6 +127,7 @@ def test_compute_and_apply_gradients_with_clipping() -> None:
     lambda: tf.train.MomentumOptimizer(0.5, 0.9),
     lambda: tf.train.AdagradOptimizer(0.5),
     lambda: tf.train.RMSPropOptimizer(0.5),
+    lambda: tf.train.RMSPropOptimizer(0.5, centered=True),
     lambda: tf.train.AdadeltaOptimizer(0.5),
 ])
 def test_sparse_updates_touch_only_gathered_rows(make) -> None:
@@ -122,7 +137,7 @@ def test_sparse_updates_touch_only_gathered_rows(make) -> None:
     train = make().minimize(loss)
     ops = {op.type for op in tf.get_default_graph().get_operations()}
     assert ops & {"ScatterSub", "SparseApplyMomentum", "SparseApplyAdagrad",
-                  "SparseApplyRMSProp", "SparseApplyAdadelta"}
+                  "SparseApplyRMSProp", "SparseApplyCenteredRMSProp", "SparseApplyAdadelta"}
     with tf.Session() as s:
         s.run(tf.global_variables_initializer())
         s.run(train)
