@@ -256,8 +256,6 @@ def _compile_frame(nodes: list[PlanNode], feed_edges: Edges,
         if src is None or src[0] not in switch_merge or src[1] != 0:
             return None
         exit_merge[e] = switch_merge[src[0]]
-    if any(e not in exit_merge for e in exits):
-        return None
     # Constant Enters feed only nodes of the frame (checked above) and no Merge.
     for i in enters:
         if nodes[i].is_constant and any(nodes[dst].kind == MERGE

@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -367,9 +367,10 @@ class Conv3D(Conv2D):
     rank = 5
 
 
-@register_kernel("Conv2DBackpropInput", "CPU", T=FLOATS | {dtypes.int32})
-class Conv2DBackpropInput(_Conv):
-    """Gradient of Conv2D with respect to its input."""
+class _BackpropInput(_Conv):
+    """Gradient of a convolution with respect to its input, by `backprop_input`."""
+
+    backprop_input: Callable[..., np.ndarray]
 
     def compute(self, input_sizes, w, dy):
         w = self._filter(w)
@@ -377,8 +378,15 @@ class Conv2DBackpropInput(_Conv):
         shape = self._sizes(input_sizes, dy, "input_sizes")
         if shape[-1] == -1:
             shape[-1] = w.shape[2]
-        dx = conv_backprop_input(shape, w, dy, self._window)
+        dx = type(self).backprop_input(shape, w, dy, self._window)
         return (_restore_layout(dx, self._fmt, self._dtype),)
+
+
+@register_kernel("Conv2DBackpropInput", "CPU", T=FLOATS | {dtypes.int32})
+class Conv2DBackpropInput(_BackpropInput):
+    """Gradient of Conv2D with respect to its input."""
+
+    backprop_input = staticmethod(conv_backprop_input)
 
 
 @register_kernel("Conv2DBackpropFilter", "CPU", T=FLOATS)
@@ -499,17 +507,10 @@ class DepthwiseConv2dNative(_Conv):
 
 
 @register_kernel("DepthwiseConv2dNativeBackpropInput", "CPU", T=FLOATS)
-class DepthwiseConv2dNativeBackpropInput(_Conv):
+class DepthwiseConv2dNativeBackpropInput(_BackpropInput):
     """Gradient of DepthwiseConv2dNative with respect to its input."""
 
-    def compute(self, input_sizes, w, dy):
-        w = self._filter(w)
-        dy = self._input(dy, "out_backprop")
-        shape = self._sizes(input_sizes, dy, "input_sizes")
-        if shape[-1] == -1:
-            shape[-1] = w.shape[2]
-        dx = depthwise_backprop_input(shape, w, dy, self._window)
-        return (_restore_layout(dx, self._fmt, self._dtype),)
+    backprop_input = staticmethod(depthwise_backprop_input)
 
 
 @register_kernel("DepthwiseConv2dNativeBackpropFilter", "CPU", T=FLOATS)
