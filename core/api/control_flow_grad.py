@@ -14,10 +14,18 @@ tensors the body captured from outside. Forward values the body's gradient
 needs are pushed on a stack (`StackPushV2`) in every forward iteration and
 popped (`StackPopV2`) in the matching reverse iteration; a value inside a cond
 is pushed as a placeholder in the iterations where its branch did not run, so
-pushes and pops stay in step. A nested loop is differentiated inside the
-reverse loop of its parent, its stacks' handles kept on the parent's stacks;
-tfx runs such graphs correctly, but TensorFlow does not yet (it finds a handle
-stack empty), so nested-loop gradients are not TensorFlow-portable.
+pushes and pops stay in step.
+
+A nested loop is differentiated inside the reverse loop of its parent, and its
+count after each execution is itself pushed by the parent, so the inner
+reverse loop runs as many iterations as that execution did. Every stack is
+made outside the outermost loop being differentiated and its handle enters
+each frame as a loop constant: all executions of an inner loop share one
+stack, which works because they push one after the other (an execution starts
+counting only after the previous outer iteration's pushes, its count among
+them) and pop in the reverse order (an outer reverse iteration ends only after
+its inner reverse loops have). The graphs are TensorFlow 1.x's and run there
+with the same values, nested loops included.
 """
 
 from __future__ import annotations
@@ -29,6 +37,7 @@ import numpy as np
 from tfx.core.api.array_api import indexed_slices_to_tensor, zeros_like
 from tfx.core.api.control_flow_api import (
     CondContext,
+    ControlFlowContext,
     WhileContext,
     merge,
     switch,
@@ -134,11 +143,26 @@ class LoopGradients:
 
 
 class _GradWhileContext(WhileContext):
-    """The reverse loop: forward values its ops need come off stacks, last in first out."""
+    """The reverse loop: forward values its ops need come off stacks, last in first out.
+
+    Attributes:
+        forward: the forward loop this one reverses.
+        home: the context around the outermost loop being differentiated, where the
+            stacks are made; their handles enter each frame as loop constants.
+        now: the forward loop's iteration count, live once the previous iteration's
+            pushes are done; an inner loop starts counting only after it.
+        sync: the forward iteration's count again, after this iteration's pushes.
+        pops: the pops of one reverse iteration.
+        waits: what else the next reverse iteration waits for (the Exits of the
+            inner reverse loops, which pop the same stacks in every iteration).
+    """
 
     forward: WhileContext
+    home: ControlFlowContext | None
+    now: Tensor
     sync: Tensor
     pops: list[Operation]
+    waits: list[Operation]
 
     def value_inside(self, t: Tensor) -> Tensor:
         if not self.forward.contains(t.op):
@@ -155,7 +179,11 @@ class _GradWhileContext(WhileContext):
 
         graph = self.graph
         forward = self.forward
-        with _Entered(graph, forward.outer), graph.control_dependencies(None):
+        # One stack for all executions of the loop, made around the outermost loop being
+        # differentiated, as TensorFlow 1.x does (TensorFlow could not run a stack per
+        # execution with its handle kept on a stack of the outer loop). Executions of an
+        # inner loop push one after the other and pop in the reverse order, so they share it.
+        with _Entered(graph, self.home), graph.control_dependencies(None):
             handle = apply_op("StackV2", max_size=convert_to_tensor(-1),
                               elem_type=t.dtype.base, stack_name=t.op.name, name="f_acc")
         live = self._live(t)
@@ -166,7 +194,7 @@ class _GradWhileContext(WhileContext):
             push = apply_op_raw("StackPushV2", handle=handle, elem=taken, name="StackPushV2")
             # Iterations may overlap: push after this iteration's count exists (which
             # follows the previous iteration's pushes), and count on only after the push.
-            push._add_control_input(self.sync.op.inputs[0].op)
+            push._add_control_input(self.now.op)
             self.sync.op._add_control_input(push)
         with _Entered(graph, self), graph.control_dependencies(None):
             pop = apply_op("StackPopV2", handle=handle, elem_type=t.dtype.base,
@@ -187,6 +215,8 @@ class _GradWhileContext(WhileContext):
 
         graph = self.graph
         ctx = t.op._control_flow_context
+        if t.op.type in ("Exit", "RefExit") and isinstance(ctx, WhileContext):
+            ctx = ctx.outer  # an Exit's value lives where its loop is
         while isinstance(ctx, CondContext) and ctx is not self.forward:
             with _Entered(graph, ctx.outer), graph.control_dependencies([ctx.other_pivot]):
                 placeholder = convert_to_tensor(np.zeros((), t.dtype.base.np),
@@ -205,10 +235,11 @@ class _LoopGradient:
         self.loop = loop
         self.graph = builder.graph
 
-    def _counter(self) -> tuple[Tensor, Tensor]:
+    def _counter(self, parent: _GradWhileContext | None) -> tuple[Tensor, Tensor, Tensor]:
         """A loop variable added to the forward loop counting its iterations.
 
-        Returns (the count after the loop, the sync point pushes must precede).
+        Returns (the count after the loop, the count in an iteration, which pushes
+        follow, and the sync point pushes must precede).
         """
         from tfx.core.api.control_flow_api import _enter, _Entered
 
@@ -217,6 +248,11 @@ class _LoopGradient:
         with graph.name_scope(loop.frame_name + "/"), graph.control_dependencies(None):
             with _Entered(graph, loop.outer):
                 zero = convert_to_tensor(0, name="iterations_start")
+                if parent is not None:
+                    # The executions of a nested loop share its stacks: one starts counting
+                    # (and pushing) only once the outer iteration before has pushed all it
+                    # had to, the previous execution's count among it.
+                    zero.op._add_control_input(parent.now.op)
                 start = _enter(zero, loop.frame_name, loop.parallel_iterations, False,
                                name="iterations_enter")
             start.op._control_flow_context = loop
@@ -230,7 +266,18 @@ class _LoopGradient:
                 following = apply_op("NextIteration", data=add(sync, 1))
                 value.op._update_input(1, following)
                 count = apply_op("Exit", data=switch(value, loop.pivot)[0])
-        return count, sync
+        return count, now, sync
+
+    def _enclosing_reverse_loop(self) -> _GradWhileContext | None:
+        """The reverse loop whose body is being built around this one, if any."""
+        ctx = self.graph._control_flow_context
+        while ctx is not None and not isinstance(ctx, _GradWhileContext):
+            ctx = ctx.outer
+        if ctx is not None and not ctx.forward.contains(self.loop.exits[0]):
+            raise LookupError(f"gradients: while loop {self.loop.frame_name!r} is "
+                              f"differentiated inside the reverse loop of "
+                              f"{ctx.forward.frame_name!r}, which does not contain it")
+        return ctx
 
     def build(self) -> None:
         builder = self.builder
@@ -246,7 +293,9 @@ class _LoopGradient:
         exit_grads = {i: builder.aggregated(exits[i]) for i in differentiable}
         if not differentiable or all(g is None for g in exit_grads.values()):
             return
-        count, sync = self._counter()
+        parent = self._enclosing_reverse_loop()
+        home = parent.home if parent is not None else loop.outer
+        count, now, sync = self._counter(parent)
         initial = []
         for i in differentiable:
             g = exit_grads[i]
@@ -261,8 +310,11 @@ class _LoopGradient:
         def make_context(g: Any, frame: str, parallel: int) -> _GradWhileContext:
             ctx = _GradWhileContext(g, frame, parallel)
             ctx.forward = loop
+            ctx.home = home
+            ctx.now = now
             ctx.sync = sync
             ctx.pops = []
+            ctx.waits = []
             contexts.append(ctx)
             return ctx
 
@@ -281,8 +333,9 @@ class _LoopGradient:
             for j, g in enumerate(found[len(differentiable):]):
                 total = grads[len(differentiable) + j]
                 new.append(add(total, _dense(g)) if g is not None else identity(total))
-            # The next reverse iteration pops only after this one has popped.
-            with graph.control_dependencies(contexts[-1].pops):
+            # The next reverse iteration pops only after this one has popped, its inner
+            # reverse loops included.
+            with graph.control_dependencies([*contexts[-1].pops, *contexts[-1].waits]):
                 following = subtract(i, 1)
             return [following, *new]
 
@@ -290,6 +343,8 @@ class _LoopGradient:
             result = while_loop(lambda i, *_: greater(i, 0), body, [count, *initial],
                                 parallel_iterations=loop.parallel_iterations,
                                 _context=make_context)
+        if parent is not None:
+            parent.waits.append(result[0].op)
         grads = result[1:]
         for k, g in zip(differentiable, grads):
             builder.set_grad(loop.enters[k].outputs[0].op.inputs[0], g)
