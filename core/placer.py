@@ -8,20 +8,26 @@ In order:
 3. colocation (`tfx.core.colocation`): state with its users, `_class` groups,
    loop frames; a group is placed as a unit;
 4. the greedy choice: a simulated execution visits nodes as they become
-   ready and puts each where it would *finish earliest*, counting the
-   device's queue, the node's compute time there (`tfx.core.cost_model`) and
+   ready and puts each where it would *finish earliest*, counting when the
+   device is free, the node's compute time there (`tfx.core.cost_model`) and
    the time to bring its inputs from other devices (one transfer per tensor
-   per destination, as the partitioner will build). It runs twice, taking
-   ready nodes most critical first (longest path to the end of the step) or
-   in the order they became ready, and keeps the shorter step;
+   per destination, as the partitioner will build). Among ready nodes the
+   most critical goes first: the longest path to the end of the step, each
+   node at its mean time over its devices and each edge at its mean transfer
+   time (HEFT's upward rank). A node may start in an idle gap the device has
+   before work already scheduled (HEFT's insertion policy), as an executor
+   runs whatever is ready while it would otherwise wait. It runs twice, with
+   linear chains placed as units and node by node, and keeps the shorter
+   step;
 5. memory: a device whose simulated memory would exceed its capacity is not
    a candidate; if no device has room, placement fails naming the node.
 
 Named heuristics: *generators follow their only consumer* (a Const or
 Placeholder read by one node is placed with it, as TensorFlow's placer
 prefers); *a linear chain is placed as a unit* (its head goes where the whole
-chain would finish first, and the chain's later work counts as that device's
-queue, so a tower is not split because one node costs less than a transfer);
+chain would finish first, into an idle span long enough for all of it, which
+the chain then holds, so a tower is not split because one node costs less
+than a transfer);
 *ties go to the device already holding most of the inputs*.
 
 Feeds arrive at the client's device: a placeholder that asks for no device is
@@ -40,6 +46,7 @@ baseline is taken and the report says so.
 from __future__ import annotations
 
 import heapq
+from bisect import bisect_left, bisect_right
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -172,12 +179,12 @@ def place(graph: Graph, device_set: DeviceSet, *, cost_model: CostModel | None =
     greedy_report = None
     note = ""
     if strategy == "greedy":
-        # Two visiting orders, the better kept: most critical first wins when work off the
-        # critical path is ready early; ready order wins on wide graphs of even work.
+        # Chains as units keep towers whole; node by node wins where a chain's hold would
+        # keep a device from work that is ready sooner. The shorter step is kept.
         greedy_report, greedy_choice = sim.run(None, "greedy")
-        by_ready, ready_choice = sim.run(None, "greedy", by_rank=False)
-        if _better(by_ready, greedy_report):
-            greedy_report, greedy_choice = by_ready, ready_choice
+        alone, alone_choice = sim.run(None, "greedy", chains=False)
+        if _better(alone, greedy_report):
+            greedy_report, greedy_choice = alone, alone_choice
         best_name = min(baselines, key=lambda k: _rank(baselines[k]))
         if _better(baselines[best_name], greedy_report):
             chosen_name, chosen = best_name, assignments[best_name]
@@ -232,6 +239,79 @@ def _better(a: SimulationReport, b: SimulationReport) -> bool:
 
 
 Choose = Callable[[int, list[int]], int]
+
+_GAP_WINDOW = 16  # idle gaps a node may try, from its ready time on: insertion stays O(1)
+
+
+class _Timeline:
+    """A sequential device in the simulation: the idle gaps before `end`, then idle for good.
+
+    A node goes into the earliest idle span, from its ready time on, that is long enough
+    for it (HEFT's insertion policy). Only the first `_GAP_WINDOW` gaps after the ready
+    time are tried, so a long schedule full of slivers stays cheap to search.
+    """
+
+    __slots__ = ("starts", "ends", "end")
+
+    def __init__(self) -> None:
+        self.starts: list[float] = []  # idle gaps, sorted and disjoint
+        self.ends: list[float] = []
+        self.end = 0.0
+
+    def find(self, ready: float, span: float) -> float:
+        """The earliest start at or after `ready` of an idle span `span` (> 0) long."""
+        starts, ends = self.starts, self.ends
+        j = bisect_right(ends, ready)
+        for k in range(j, min(len(ends), j + _GAP_WINDOW)):
+            start = starts[k] if starts[k] > ready else ready
+            if ends[k] - start >= span:
+                return start
+        return ready if ready > self.end else self.end
+
+    def book(self, start: float, stop: float) -> None:
+        """Mark [start, stop) busy; `start` came from `find` for at least that span."""
+        if start >= self.end:
+            if start > self.end:
+                self.starts.append(self.end)
+                self.ends.append(start)
+            self.end = stop
+            return
+        starts, ends = self.starts, self.ends
+        k = bisect_right(ends, start)  # the gap holding start
+        gap_start, gap_end = starts[k], ends[k]
+        if start > gap_start and gap_end > stop:
+            ends[k] = start
+            starts.insert(k + 1, stop)
+            ends.insert(k + 1, gap_end)
+        elif start > gap_start:
+            ends[k] = start
+        elif gap_end > stop:
+            starts[k] = stop
+        else:
+            del starts[k], ends[k]
+
+    def release(self, start: float, stop: float) -> None:
+        """Mark the booked span [start, stop) idle again."""
+        starts, ends = self.starts, self.ends
+        if stop >= self.end:
+            self.end = start
+            if ends and ends[-1] >= start:
+                self.end = starts.pop()
+                ends.pop()
+            return
+        k = bisect_left(starts, start)
+        after = k < len(starts) and starts[k] == stop
+        if k > 0 and ends[k - 1] == start:
+            if after:
+                ends[k - 1] = ends[k]
+                del starts[k], ends[k]
+            else:
+                ends[k - 1] = stop
+        elif after:
+            starts[k] = start
+        else:
+            starts.insert(k, start)
+            ends.insert(k, stop)
 
 
 class _Simulator:
@@ -291,7 +371,6 @@ class _Simulator:
         self.times = [
             [cost.compute_time(node, d) for d in self.devices] for node in order
         ]
-        self.persistent = [float(cost.persistent_bytes(node)) for node in order]
         # Generators follow their only consumer: a node read by one node, alone in its group,
         # that has no inputs (a Const, a Placeholder) or is a free op whose inputs all follow
         # it (a Const -> Identity). Real work never follows, or a chain would become one unit.
@@ -304,27 +383,41 @@ class _Simulator:
                     and (not inputs or order[i].op in FREE_OPS)
                     and all(self.follows[p] == i for p in inputs)):
                 self.follows[i] = self.users[i][0]
+        # Per node, the producers it waits for in the simulation (followers run with it).
+        self.waits_for = [
+            sum(1 for p, _, _ in self.data_in[i] if self.follows[p] < 0)
+            + sum(1 for p in self.ctrl_in[i] if self.follows[p] < 0) for i in range(n)]
         # Per node, the followers placed with it, deepest first.
         self.leaders: list[list[int]] = [[] for _ in range(n)]
         for i in range(n):
             for p in [p for p, _, _ in self.data_in[i]] + self.ctrl_in[i]:
                 if self.follows[p] == i:
                     self.leaders[i] += self.leaders[p] + [p]
+        # Most critical first: among ready nodes, the one with the longest path to the end
+        # of the step is placed first (HEFT's upward rank: a node's mean time over its
+        # devices, plus the longest of its out-edges' mean transfer time and successor's
+        # rank), so work off the critical path does not take the devices the critical
+        # path needs next, and a path that must cross devices counts its transfers.
+        self._default: list[int] | None = None
+        latency, per_byte = self._mean_link()
+        out_edges: list[list[tuple[int, float]]] = [[] for _ in range(n)]
+        for i in range(n):
+            for p, _, size in self.data_in[i]:
+                out_edges[p].append((i, latency + size * per_byte))
+            for p in self.ctrl_in[i]:
+                out_edges[p].append((i, latency))
+        self.rank = [0.0] * n
+        rank = self.rank
+        for i in range(n - 1, -1, -1):
+            cands = self.group_devices[self.group_of[i]]
+            row = self.times[i]
+            mean = sum(row[d] for d in cands) / len(cands)
+            rank[i] = mean + max((c + rank[u] for u, c in out_edges[i]), default=0.0)
         # A linear chain is placed as a unit: a node whose one producer (followers aside)
         # has it as its one user, both alone in their groups with the same candidates,
         # continues its producer's chain. The chain's head picks the device where the
         # whole chain would finish first, so a tower is not split node by node because
         # its next node alone costs less than a transfer.
-        # Most critical first: among ready nodes, the one with the longest path to the end
-        # of the step (its mean time over its devices plus its longest successor path, as
-        # HEFT ranks tasks) is placed first, so work off the critical path does not take
-        # the devices the critical path needs next.
-        self._default: list[int] | None = None
-        self.rank = [0.0] * n
-        for i in range(n - 1, -1, -1):
-            cands = self.group_devices[self.group_of[i]]
-            mean = sum(self.times[i][d] for d in cands) / len(cands)
-            self.rank[i] = mean + max((self.rank[u] for u in self.users[i]), default=0.0)
         self.chain_head = list(range(n))
         self.chain_tail: list[list[float]] = [[0.0] * len(self.devices) for _ in range(n)]
         for i in range(n):
@@ -342,6 +435,15 @@ class _Simulator:
                 tail = self.chain_tail[head]
                 for d in range(len(self.devices)):
                     tail[d] += self.times[i][d] + sum(self.times[f][d] for f in self.leaders[i])
+
+    def _mean_link(self) -> tuple[float, float]:
+        """Mean latency and seconds per byte over the ordered pairs of distinct devices."""
+        names = [d.name for d in self.devices]
+        links = [self.device_set.link(a, b) for a in names for b in names if a != b]
+        if not links:
+            return 0.0, 0.0
+        return (sum(link.latency for link in links) / len(links),
+                sum(1.0 / link.bandwidth for link in links) / len(links))
 
     # --- fixed strategies ------------------------------------------------------------------
     def fixed_default(self) -> list[int]:
@@ -367,12 +469,12 @@ class _Simulator:
         return assignment
 
     # --- the simulation -----------------------------------------------------------------
-    def run(self, choose: Choose | None, strategy: str, by_rank: bool = True,
+    def run(self, choose: Choose | None, strategy: str, chains: bool = True,
             ) -> tuple[SimulationReport, list[int]]:
         """Simulate; `choose(group, candidates)` fixes devices, None means greedy.
 
-        Ready nodes are taken most critical first (`by_rank`), or in the order they
-        became ready in the simulation.
+        Ready nodes are taken most critical first. The greedy choice places linear chains
+        as units (`chains`) or node by node.
         """
         n = len(self.nodes)
         num_dev = len(self.devices)
@@ -384,10 +486,13 @@ class _Simulator:
         capacity = [d.memory for d in self.devices]
         group_choice = [-1] * len(self.groups)
         chain_head, chain_tail = self.chain_head, self.chain_tail
+        chains = chains and choose is None
         out_total = [float(sum(sizes)) for sizes in self.out_bytes]
         chain_choice: dict[int, int] = {}
-        reserved = [0.0] * num_dev  # chain work promised to a device, not yet simulated
-        free_at = [0.0] * num_dev
+        # A chain placed as a unit holds its device from its head's end for the rest of its
+        # work: chain head -> [the held span's next free time, its end].
+        holds: dict[int, list[float]] = {}
+        timeline = [_Timeline() for _ in range(num_dev)]
         busy = [0.0] * num_dev
         mem = [0.0] * num_dev
         peak = [0.0] * num_dev
@@ -400,13 +505,9 @@ class _Simulator:
         bytes_moved = 0.0
         over: set[int] = set()
 
-        pending = [0] * n
-        for i in range(n):
-            pending[i] = sum(1 for p, _, _ in data_in[i] if follows[p] < 0) + sum(
-                1 for p in ctrl_in[i] if follows[p] < 0)
+        pending = list(self.waits_for)
         rank = self.rank
-        heap = [(-rank[i] if by_rank else 0.0, i)
-                for i in range(n) if pending[i] == 0 and follows[i] < 0]
+        heap = [(-rank[i], i) for i in range(n) if pending[i] == 0 and follows[i] < 0]
         heapq.heapify(heap)
 
         def input_ready(i: int, d: int) -> tuple[float, float, float]:
@@ -438,21 +539,24 @@ class _Simulator:
             g = group_of[i]
             first_of_group = group_choice[g] < 0
             extra = self.group_persistent[g] if first_of_group else 0.0
+            tail = chain_tail[i] if chains and chain_head[i] == i else None
             best, best_key = -1, None
             short = float("inf")
             for d in cands:
-                start = free_at[d]
+                span = times[i][d]
                 need = mem[d] + extra + out_total[i]
                 for leader in leaders[i]:
                     if d in group_devices[group_of[leader]]:
-                        start += times[leader][d]
+                        span += times[leader][d]
                         need += out_total[leader]
                 ready, local, fetch = input_ready(i, d)
                 need += fetch
                 if need > capacity[d]:
                     short = min(short, need - mem[d])
                     continue
-                end = max(start + reserved[d], ready) + times[i][d] + chain_tail[i][d]
+                if tail is not None:
+                    span += tail[d]
+                end = (timeline[d].find(ready, span) if span > 0 else ready) + span
                 key = (end, -local, d)
                 if best_key is None or key < best_key:
                     best, best_key = d, key
@@ -473,14 +577,15 @@ class _Simulator:
             if mem[d] > capacity[d]:
                 over.add(d)
 
-        def run_node(i: int, d: int) -> None:
+        def arrive(i: int, d: int) -> float:
+            """Put node i on device d and bring its inputs there; when they are all there."""
             nonlocal bytes_moved
             g = group_of[i]
             if group_choice[g] < 0:
                 group_choice[g] = d
                 allocate(d, self.group_persistent[g])
             dev[i] = d
-            start = free_at[d]
+            ready = 0.0
             for p, k, size in data_in[i]:
                 src = dev[p]
                 if src == d:
@@ -494,8 +599,8 @@ class _Simulator:
                         bytes_moved += size
                         allocate(d, size)
                         held.setdefault((p, k), []).append((d, size))
-                if t > start:
-                    start = t
+                if t > ready:
+                    ready = t
             for p in ctrl_in[i]:
                 src = dev[p]
                 if src == d:
@@ -506,14 +611,14 @@ class _Simulator:
                     if t < 0:
                         t = finish[p] + links.transfer_time(names[src], names[d], 0.0)
                         arrival[key] = t
-                if t > start:
-                    start = t
+                if t > ready:
+                    ready = t
+            return ready
+
+        def complete(i: int, d: int, start: float) -> float:
+            """Run node i on device d from `start`; when it ends."""
             end = start + times[i][d]
-            if chain_head[i] != i:
-                reserved[d] = max(0.0, reserved[d] - times[i][d] - sum(
-                    times[f][d] for f in leaders[i]))
             finish[i] = end
-            free_at[d] = end
             busy[d] += times[i][d]
             placed[d] += 1
             # Outputs nobody reads (fetched results) stay allocated to the end.
@@ -526,21 +631,12 @@ class _Simulator:
                     mem[dev[p]] -= size
                     for holder, copy in held.pop((p, k), ()):
                         mem[holder] -= copy
+            return end
 
-        while heap:
-            _, i = heapq.heappop(heap)
-            g = group_of[i]
-            if group_choice[g] >= 0:
-                d = group_choice[g]
-            elif choose is not None:
-                d = choose(g, group_devices[g])
-            elif chain_head[i] in chain_choice:
-                d = chain_choice[chain_head[i]]
-            else:
-                d = pick(i, group_devices[g])
-                if chain_head[i] == i:
-                    chain_choice[i] = d
-                    reserved[d] += chain_tail[i][d]
+        def run_block(i: int, d: int, hold: float) -> None:
+            """Run node i on device d right after the generators placed with it, in the
+            earliest idle span that fits them (and `hold` more seconds for i's chain)."""
+            block = []
             for leader in leaders[i]:
                 lg = group_of[leader]
                 ld = d if d in group_devices[lg] else (
@@ -548,12 +644,63 @@ class _Simulator:
                     else choose(lg, group_devices[lg]) if choose is not None
                     else group_devices[lg][0]
                 )
-                run_node(leader, ld)
-            run_node(i, d)
+                if ld == d:
+                    block.append(leader)
+                else:  # a generator that cannot follow i onto d runs alone where it may
+                    start = arrive(leader, ld)
+                    if times[leader][ld] > 0:
+                        start = timeline[ld].find(start, times[leader][ld])
+                        timeline[ld].book(start, start + times[leader][ld])
+                    complete(leader, ld, start)
+            block.append(i)
+            ready = 0.0
+            span = 0.0
+            for m in block:
+                ready = max(ready, arrive(m, d))
+                span += times[m][d]
+            h = chain_head[i]
+            start = -1.0
+            spot = holds.get(h) if h != i else None
+            if spot is not None:
+                if chain_choice[h] == d and max(ready, spot[0]) + span <= spot[1] * (1 + 1e-12):
+                    start = max(ready, spot[0])
+                    spot[0] = start + span
+                    if spot[1] - spot[0] <= spot[1] * 1e-12:
+                        del holds[h]
+                else:  # the chain cannot continue in its hold: give the rest back
+                    timeline[chain_choice[h]].release(spot[0], spot[1])
+                    del holds[h]
+            if start < 0:
+                if span + hold > 0:
+                    start = timeline[d].find(ready, span + hold)
+                    timeline[d].book(start, start + span + hold)
+                else:  # nothing to compute: no kernel waits for the device
+                    start = ready
+                if hold > 0:
+                    holds[i] = [start + span, start + span + hold]
+            for m in block:
+                start = complete(m, d, start)
+
+        while heap:
+            _, i = heapq.heappop(heap)
+            g = group_of[i]
+            hold = 0.0
+            if group_choice[g] >= 0:
+                d = group_choice[g]
+            elif choose is not None:
+                d = choose(g, group_devices[g])
+            elif chains and chain_head[i] in chain_choice:
+                d = chain_choice[chain_head[i]]
+            else:
+                d = pick(i, group_devices[g])
+                if chains and chain_head[i] == i:
+                    chain_choice[i] = d
+                    hold = chain_tail[i][d]
+            run_block(i, d, hold)
             for u in users[i]:
                 pending[u] -= 1
                 if pending[u] == 0:
-                    heapq.heappush(heap, (-rank[u] if by_rank else finish[i], u))
+                    heapq.heappush(heap, (-rank[u], u))
         if any(d < 0 for d in dev):
             stuck = [self.nodes[i].name for i in range(n) if dev[i] < 0][:5]
             raise InvalidArgumentError(f"placement could not schedule nodes: {', '.join(stuck)}")

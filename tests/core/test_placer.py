@@ -354,3 +354,151 @@ def test_feeds_arrive_at_the_client_device(tmp_path: Path) -> None:
     graph.node("x").device = "/job:worker/task:0"
     place(graph, DeviceSet.from_spec_file(path))
     assert graph.node("x").device == "/job:worker/replica:0/task:0/device:CPU:0"
+
+
+def _layered(layers: int, width: int, size: int, seed: int) -> Graph:
+    """A random layered DAG: MatMuls with their own weights, Tanh and Add, each node reading
+    one or two nodes of the two layers before it."""
+    rng = np.random.default_rng(seed)
+    nodes = [_node("Placeholder", "x", [], {"dtype": "float32", "shape": (size, size)})]
+    previous, earlier = ["x"], []
+    for layer in range(layers):
+        current = []
+        for k in range(width):
+            name = f"l{layer}/n{k}"
+            first = previous[int(rng.integers(len(previous)))]
+            pool = previous + earlier
+            roll = rng.random()
+            if roll < 0.5:
+                nodes += _matmul(name, first, size)
+            elif roll < 0.75 or len(pool) < 2:
+                nodes.append(_node("Tanh", name, [first], {"T": "float32"}))
+            else:
+                second = pool[int(rng.integers(len(pool)))]
+                nodes.append(_node("Add", name, [first, second], {"T": "float32"}))
+            current.append(name)
+        earlier, previous = previous, current
+    return _graph(*nodes)
+
+
+def test_the_most_critical_ready_node_is_placed_first() -> None:
+    # Two short leaves come first in the graph and the head of a long chain last, all ready
+    # at once. Taken in graph order the chain would queue behind a leaf; most critical
+    # first, it starts at once on one device while the leaves share the other.
+    nodes = []
+    for name in ("s1", "s2"):
+        nodes += [_node("Const", f"{name}/a", [], {"dtype": "float32",
+                                                    "value": np.ones((64, 64), np.float32)}),
+                  _node("MatMul", name, [f"{name}/a", f"{name}/a"], {"T": "float32"})]
+    nodes.append(_node("Const", "head", [], {"dtype": "float32",
+                                             "value": np.ones((128, 128), np.float32)}))
+    prev = "head"
+    for i in range(3):
+        nodes += _matmul(f"l{i}", prev, 128)
+        prev = f"l{i}"
+    graph = _graph(*nodes)
+    devices = DeviceSet.from_names("cpu:0,cpu:1")
+    cost = CostModel(graph)
+    placement = place(graph, devices, cost_model=cost)
+    chain = sum(cost.compute_time(graph.node(f"l{i}"), devices.devices[0]) for i in range(3))
+    assert placement.chosen is placement.greedy
+    assert placement.chosen.makespan == pytest.approx(chain)
+    assert graph.node("s1").device == graph.node("s2").device != graph.node("l0").device
+
+
+def test_a_node_runs_in_an_idle_gap_before_later_work(tmp_path: Path) -> None:
+    # On CPU:1, p waits a slow transfer of x. q, ready at once but less critical, is
+    # simulated after p yet runs in the idle time before it, so it does not lengthen the step.
+    path = tmp_path / "slow.json"
+    path.write_text(json.dumps({"devices": [{"type": "CPU", "count": 2}], "links": [
+        {"between": ["", ""], "bandwidth": 1e10, "latency": 1e-3}]}))
+    devices = DeviceSet.from_spec_file(path)
+    first, second = devices.names
+    value = np.ones((64, 64), np.float32)
+    nodes = [_node("Placeholder", "x", [], {"dtype": "float32", "shape": (64, 64)})]
+    nodes += _matmul("p", "x", 64) + _matmul("p2", "p", 64)
+    nodes += [_node("Const", "c", [], {"dtype": "float32", "value": value}),
+              _node("MatMul", "q", ["c", "c"], {"T": "float32"})]
+    graph = _graph(*nodes)
+    for node in graph:
+        node.device = first if node.name == "x" else second
+    cost = CostModel(graph)
+    report = simulate(graph, devices, cost)
+    cpu = devices.get(second)
+    times = {name: cost.compute_time(graph.node(name), cpu) for name in ("p", "p2", "q")}
+    arrival = devices.transfer_time(first, second, 64 * 64 * 4)
+    assert report.makespan == pytest.approx(arrival + times["p"] + times["p2"])
+    assert report.busy[second] == pytest.approx(sum(times.values()))
+
+
+def test_placement_is_deterministic() -> None:
+    # Identical devices and many equal costs: every tie is broken the same way each time.
+    runs = []
+    for _ in range(2):
+        graph = _layered(8, 6, 64, seed=5)
+        placement = place(graph, DeviceSet.from_names("cpu:4"))
+        runs.append((placement.assignment, placement.to_json()))
+    assert runs[0] == runs[1]
+
+
+@pytest.mark.parametrize("seed", range(8))
+@pytest.mark.parametrize("devices", ["cpu:0,cpu:1,cpu:2", "cpu:0,gpu:2", "slow"])
+def test_the_chosen_placement_is_never_worse_than_a_baseline(seed: int, devices: str,
+                                                             tmp_path: Path) -> None:
+    if devices == "slow":  # transfers dear beside the work: the baselines often win
+        device_set = _spec_devices(tmp_path, [{"type": "CPU", "count": 3}])
+        device_set = DeviceSet(device_set.devices, {k: type(v)(1e7, 1e-4) for k, v in
+                                                    device_set.links.items()})
+    else:
+        device_set = DeviceSet.from_names(devices)
+    graph = _layered(6, 4, 128 if seed % 2 else 256, seed=seed)
+    placement = place(graph, device_set)
+    reports = [placement.greedy, *placement.baselines.values()]
+    assert placement.chosen.makespan <= min(r.makespan for r in reports) * (1 + 1e-9)
+    if placement.chosen is placement.greedy:
+        assert placement.note == ""
+    else:
+        assert placement.note.endswith("; using it")
+        assert placement.chosen.strategy in ("default",) or placement.chosen.strategy.startswith(
+            "single:")
+    # Every simulated step is a real schedule: no device is busy longer than the step, and
+    # none is shorter than the lower bound.
+    for report in reports:
+        assert report.makespan >= placement.lower_bound * (1 - 1e-9)
+        assert all(b <= report.makespan * (1 + 1e-9) for b in report.busy.values())
+    assert placement.assignment == {n.name: n.device for n in graph}
+
+
+def test_a_generator_that_cannot_follow_its_consumer_is_sent_to_it() -> None:
+    value = np.ones((256, 256), np.float32)
+    graph = _graph(
+        _node("Const", "c", [], {"dtype": "float32", "value": value}, "/device:CPU:*"),
+        _node("Const", "w", [], {"dtype": "float32", "value": value}),
+        _node("MatMul", "mm", ["c", "w"], {"T": "float32"}, "/device:GPU:0"),
+    )
+    devices = DeviceSet.from_names("cpu:2,gpu:1")
+    placement = place(graph, devices)
+    assert graph.node("c").device in (CPU0, CPU1)
+    assert graph.node("w").device == graph.node("mm").device == GPU0
+    assert placement.chosen.transfers == 1 and placement.chosen.bytes_moved == value.nbytes
+    assert placement.chosen.makespan >= devices.transfer_time(CPU0, GPU0, value.nbytes)
+
+
+def test_the_simulated_device_timeline_books_and_releases_idle_gaps() -> None:
+    from tfx.core.placer import _Timeline
+
+    line = _Timeline()
+    assert line.find(0.0, 1.0) == 0.0
+    line.book(0.0, 1.0)
+    assert line.find(3.0, 1.0) == 3.0
+    line.book(3.0, 4.0)  # leaves the gap [1, 3)
+    assert (line.starts, line.ends, line.end) == ([1.0], [3.0], 4.0)
+    assert line.find(0.5, 3.0) == 4.0  # too long for the gap
+    assert line.find(0.5, 1.0) == 1.0
+    line.book(1.5, 2.0)  # splits it
+    assert (line.starts, line.ends) == ([1.0, 2.0], [1.5, 3.0])
+    assert line.find(1.2, 0.5) == 2.0
+    line.release(1.5, 2.0)  # merges back into one gap
+    assert (line.starts, line.ends) == ([1.0], [3.0])
+    line.release(3.0, 4.0)  # the end of the schedule: idle for good from 1
+    assert (line.starts, line.ends, line.end) == ([], [], 1.0)
