@@ -22,7 +22,9 @@ parent, NextIteration to the next iteration of the same frame; each (frame,
 iteration) has its own pending counts and slots. Dead values stop at
 NextIteration. When nothing is left to run, Exits of a frame that never
 produced a live value emit dead values to the parent (a loop inside an untaken
-branch), which may release more work.
+branch), which may release more work. A compiled while loop (`loop_compiler`)
+is the one ordinary node that runs with some inputs dead: it carries them as
+dead loop values, as the frame it replaced would.
 
 Kernels see no graph. Errors are re-raised naming the node, op and device.
 """
@@ -476,11 +478,16 @@ def _start(step: _Step, i: int, it: _Iteration) -> None:
         else:
             step.propagate(i, it, (DEAD, DEAD), True)
         return
-    if it.dead[i]:
-        _take_inputs(step, i, it)
-        step.propagate(i, it, (DEAD,) * len(plan._out[i]), True)
-        return
     args = _take_inputs(step, i, it)
+    if it.dead[i]:
+        # A compiled loop runs on its live inputs, as the loop it replaced would (its
+        # dead slots were never filled); a dead control input still kills it.
+        dead_slots = sum(arg is None for arg in args)
+        if not (getattr(node.kernel, "takes_dead_inputs", False)
+                and dead_slots == it.dead[i] < len(args)):
+            step.propagate(i, it, (DEAD,) * len(plan._out[i]), True)
+            return
+        args = [DEAD if arg is None else arg for arg in args]
     if kind != NORMAL and not node.deref_slots:
         # Enter/Exit/NextIteration forward their value; routing is in propagate.
         step.propagate(i, it, args, False)

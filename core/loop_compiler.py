@@ -31,6 +31,12 @@ this is exactly what the executor would do:
 A loop with an expensive kernel inside (MatMul) is itself expensive: the
 executor may run it on a pool thread while other work proceeds.
 
+A loop whose inputs are partly dead (it sits in a cond, and only some of its
+values come through the cond's Switch) runs as its frame would: a node with a
+dead input or a dead control predecessor is skipped and its outputs are dead,
+a dead LoopCond ends the loop with every Exit dead, and the dead loop
+variables' Exits are dead. Only such a run pays for checking every node.
+
 Anything else keeps the generic path. Errors inside name the inner node; the
 step's cancellation and deadline are checked every iteration.
 """
@@ -43,8 +49,16 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from tfx.core.errors import CancelledError, DeadlineExceededError
-from tfx.core.executor import ENTER, EXIT, MERGE, NEXT_ITERATION, NORMAL, PlanNode, node_error
-from tfx.kernels.base import OpContext
+from tfx.core.executor import (
+    ENTER,
+    EXIT,
+    MERGE,
+    NEXT_ITERATION,
+    NORMAL,
+    PlanNode,
+    node_error,
+)
+from tfx.kernels.base import DEAD, OpContext
 
 _SWITCH_OPS = frozenset({"Switch", "RefSwitch"})
 _CONTROL_FLOW_OPS = frozenset({"Switch", "RefSwitch", "_SwitchN", "RefSelect", "Merge",
@@ -53,7 +67,8 @@ _CONTROL_FLOW_OPS = frozenset({"Switch", "RefSwitch", "_SwitchN", "RefSelect", "
 _ALIAS_OPS = frozenset({"Identity", "LoopCond", "StopGradient", "PreventGradient", "Snapshot"})
 
 # A schedule entry: (kernel, node, input registers, first output register, output count,
-# whether it needs a context or reads references).
+# whether it needs a context or reads references, the registers whose deadness kills it:
+# its inputs' and the first of each control predecessor's).
 _Entry = tuple
 
 
@@ -62,6 +77,7 @@ class LoopKernel:
 
     needs_context = True
     blocking = False
+    takes_dead_inputs = True  # the executor hands it dead inputs as DEAD (see compute)
 
     def __init__(self, frame: str, registers: int, constants: list[tuple[int, Any]],
                  loop_inputs: list[tuple[int, int]], invariant_inputs: list[tuple[int, int]],
@@ -96,6 +112,10 @@ class LoopKernel:
             regs[reg] = inputs[slot]
         for reg, slot in self.loop_inputs:
             regs[reg] = inputs[slot]
+        # Some inputs dead (the loop sits in a cond that did not run for them): a node
+        # with a dead input or dead control predecessor is skipped and its outputs are
+        # dead, as in the generic executor. Only then is every node checked.
+        with_dead = any(value is DEAD for value in inputs)
         step = context.step
         cancelled = step.cancelled
         deadline = step.deadline
@@ -106,10 +126,15 @@ class LoopKernel:
         node = None
         try:
             while True:
-                for kernel, node, ins, out, count, special in schedule:
+                for kernel, node, ins, out, count, special, guards in schedule:
                     if kernel is None:  # the loop test, between pre and post
+                        if with_dead and regs[cond] is DEAD:
+                            return (DEAD,) * len(self.exits)
                         if not regs[cond]:
                             return tuple(regs[reg] for reg in self.exits)
+                        continue
+                    if with_dead and any(regs[r] is DEAD for r in guards):
+                        regs[out:out + max(1, count)] = [DEAD] * max(1, count)
                         continue
                     if special:
                         args = [regs[r] for r in ins]
@@ -142,7 +167,7 @@ class LoopKernel:
 
 
 # Marks the loop test in a schedule.
-_TEST = (None, None, (), 0, 0, False)
+_TEST = (None, None, (), 0, 0, False, ())
 
 Edges = list[list[tuple[int, int]]]
 
@@ -303,8 +328,10 @@ def _compile_frame(nodes: list[PlanNode], feed_edges: Edges,
         if node.op in _ALIAS_OPS and node.num_inputs == 1 and not node.deref_slots:
             register[(i, 0)] = reg(sources[0])
             continue
-        entry = (node.kernel, node, tuple(reg(s) for s in sources), reg((i, 0)),
-                 len(node.out_edges), bool(node.deref_slots or node.needs_context))
+        ins = tuple(reg(s) for s in sources)
+        guards = ins + tuple(reg((c, 0)) for c in control_in[i])
+        entry = (node.kernel, node, ins, reg((i, 0)), len(node.out_edges),
+                 bool(node.deref_slots or node.needs_context), guards)
         (post_schedule if i in post else pre_schedule).append(entry)
     for n in nexts:  # NextIteration: an alias of its input
         register[(n, 0)] = reg(data_in[n][0])

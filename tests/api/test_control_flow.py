@@ -6,7 +6,6 @@ import numpy as np
 import pytest
 
 import tfx as tf
-from tfx.core.errors import InvalidArgumentError
 
 
 def _op_types(graph: tf.Graph) -> set[str]:
@@ -324,11 +323,6 @@ def test_three_nested_loops_gradient(graph: tf.Graph, tensorflow_run) -> None:
     np.testing.assert_allclose(theirs, ours, rtol=1e-5)
 
 
-@pytest.mark.xfail(strict=True, raises=InvalidArgumentError,
-                   reason="known gap in tfx's loop compiler: a compiled loop with one Enter "
-                   "dead (here the inner reverse loop's gradient, where the cond did not run) "
-                   "makes all its outputs dead; the generic executor and TensorFlow run the "
-                   "loop on its live variables")
 def test_gradient_of_loop_in_cond_in_loop(graph: tf.Graph, tensorflow_run) -> None:
     x = tf.placeholder(tf.float32, [], name="x")
 

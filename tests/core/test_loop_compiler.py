@@ -133,6 +133,49 @@ def test_a_loop_in_an_untaken_branch_is_dead() -> None:
         assert fast[0] == slow[0] == want
 
 
+def test_a_loop_with_one_dead_input_runs_on_its_live_ones() -> None:
+    """Regression: a compiled loop with one Enter dead (its initial value from an untaken
+    branch) made every output dead; the frame it replaces counts on with the live loop
+    variables and only the dead one's Exit is dead (a loop in a cond in a loop's gradient)."""
+    b = Builder()
+    b.placeholder("p", "bool", ())
+    b.placeholder("n", "int32", ())
+    _while(b, "n")
+    b.const("start", 1.0)
+    b.op("Switch", "start_sw", ["start", "p"], T="float32")
+    b.op("Identity", "start_true", ["start_sw:1"], T="float32")
+    next(n for n in b.graph_def.node if n.name == "acc_enter").input[0] = "start_true"
+    b.const("minus", -1.0)
+    b.op("Switch", "m_sw", ["minus", "p"], T="float32")
+    b.op("Identity", "m_false", ["m_sw"], T="float32")
+    b.op("Merge", "acc_or", ["m_false", "acc_exit"], T="float32", N=2)
+    for p, want in ((True, 8.0), (False, -1.0)):
+        fast, slow, compiled = run_both(b.graph_def, {"p:0": p, "n:0": 3},
+                                        ["i_exit:0", "acc_or:0"])
+        assert compiled == ["loop"]
+        assert fast[0] == slow[0] == 3
+        assert fast[1] == slow[1] == want
+
+
+def test_a_dead_control_input_still_kills_a_compiled_loop() -> None:
+    b = Builder()
+    b.placeholder("p", "bool", ())
+    b.placeholder("n", "int32", ())
+    _while(b, "n")
+    b.const("gate", 0.0)
+    b.op("Switch", "gate_sw", ["gate", "p"], T="float32")
+    b.op("Identity", "gate_true", ["gate_sw:1"], T="float32")
+    depend_on(b, "i_enter", "gate_true")
+    b.const("minus", -1, "int32")
+    b.op("Switch", "m_sw", ["minus", "p"], T="int32")
+    b.op("Identity", "m_false", ["m_sw"], T="int32")
+    b.op("Merge", "i_or", ["m_false", "i_exit"], T="int32", N=2)
+    for p, want in ((True, 3), (False, -1)):
+        fast, slow, compiled = run_both(b.graph_def, {"p:0": p, "n:0": 3}, ["i_or:0"])
+        assert compiled == ["loop"]
+        assert fast[0] == slow[0] == want
+
+
 def test_variables_updated_in_the_body_match_the_generic_path() -> None:
     b = counting_loop()
     b.op("VariableV2", "total", dtype="float32", shape=())
