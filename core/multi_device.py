@@ -4,41 +4,50 @@
         probs = sess.run("probs:0", {"x:0": x})   # same values as tfx.Session
 
 `MultiDeviceSession` places the graph (`tfx.core.placer`, or keeps the
-devices it already has), cuts it (`tfx.core.partitioner`) and runs each step
-as one plan per partition, built by `plan_builder.build_plan` on the partition
-graph. All partitions of a step run at once, each on its own thread with its
-own executor, sharing one `StepState`: the resource manager, the step's
-`LocalRendezvous`, cancellation and deadline. A partition only sees its graph,
-its feeds and a rendezvous, so it could as well run on a remote worker. A
-virtual device is one compute unit: its partition runs one kernel at a time on
-its own thread (the executor's compute pool is not used), which is what the
-placer simulates, so two towers on two devices use two cores and on one device
-one. (A plain `Session` is not a device in this sense: its executor hands large
+devices it already has) and, per step signature (feeds, fetches, targets),
+cuts it for that step (`tfx.core.partitioner`): as TensorFlow does, each fed
+tensor becomes a client-terminated `_Recv` and each fetched tensor gets a
+client-terminated `_Send`, both at the client's device. Each partition is
+compiled into a plan by `plan_builder.build_plan` with no feeds and no
+fetches of its own: everything a partition takes in or gives out goes through
+the step's rendezvous. A step is then what a worker's RunGraph is
+(`run_partitions`): the client leaves each feed in the rendezvous under its
+key, every partition runs at once, each on its own thread with its own
+executor, sharing one `StepState` (the resource manager, the step's
+`LocalRendezvous`, cancellation and deadline), and the client takes each
+fetch from the rendezvous under its key. A partition only sees its graph and
+a rendezvous, so it could as well run on a remote worker. A virtual device is
+one compute unit: its partition runs one kernel at a time on its own thread
+(the executor's compute pool is not used), which is what the placer
+simulates, so two towers on two devices use two cores and on one device one.
+(A plain `Session` is not a device in this sense: its executor hands large
 independent kernels to a pool.)
 
-Per step signature (feeds, fetches, targets), `prepare_step` finds what each
-partition must run: the fetches and targets, and, following each needed
-`_Recv` to its `_Send` in another partition, the Sends that feed it, stopping
-at fed tensors (a fed tensor is given to every partition that reads it, at the
-Recv that carries it there). Errors and cancellations reach every partition:
-the first failure aborts the rendezvous and cancels the step, and the error
-raised is that first failure, not the cancellations it caused.
+`prepare_step` finds what each partition must run: the fetches' Sends and the
+targets, and, following each needed `_Recv` to its `_Send` in another
+partition, the Sends that feed it; a feed's Recv has no Send to follow (the
+client sends it). A fetch of a fed tensor is answered with the fed value.
+Errors and cancellations reach every partition: the first failure aborts the
+rendezvous and cancels the step, and the error raised is that first failure,
+not the cancellations it caused.
 
 Two things the executor does not do yet are made up for here, in the graphs
 each step runs (the partition graphs written by `tfx partition` stay as
 TensorFlow writes them):
 
 * the executor does not run a node whose input is dead, so a Send on an
-  untaken branch never runs. Each Send whose value may be dead gets a
-  *resolver*: Merge(token) after the Send (a Merge fires even if its control
-  input is dead), sending `<tensor_name>/_resolved`; the rendezvous reads a
-  resolver without a value as "dead" (`tfx.core.rendezvous`);
+  untaken branch never runs. Each Send whose value may be dead (a fetch's
+  too) gets a *resolver*: Merge(token) after the Send (a Merge fires even if
+  its control input is dead), sending `<tensor_name>/_resolved`; the
+  rendezvous reads a resolver without a value as "dead"
+  (`tfx.core.rendezvous`), and a dead fetch fails the step as in a Session;
 * a Recv blocks a thread of the executor's blocking pool while it waits, and
   that pool is bounded, so many waiting Recvs could starve the ones that
   would make progress. A partition's Recvs are therefore chained in the
   topological order of the tensors they carry (each waits for the previous
   through a Merge gate), so at most one per partition waits at a time; a
-  topological order keeps the chain free of cycles.
+  topological order keeps the chain free of cycles. A feed's Recv stays out
+  of the chain: its value is in the rendezvous before the partitions start.
 """
 
 from __future__ import annotations
@@ -46,7 +55,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -62,11 +71,11 @@ from tfx.core.errors import (
     UnimplementedError,
 )
 from tfx.core.executor import StepState, run_plan
-from tfx.core.graph import Graph, Node, Output
+from tfx.core.graph import Graph, Node, Output, parse_tensor_name
 from tfx.core.partitioner import PartitionedGraph, Transfer, partition
 from tfx.core.placer import Placement, place
 from tfx.core.plan_builder import FeedSpec, PreparedStep, build_plan
-from tfx.core.rendezvous import RESOLVED_SUFFIX, LocalRendezvous
+from tfx.core.rendezvous import RESOLVED_SUFFIX, LocalRendezvous, parse_key
 from tfx.core.session import (
     Session,
     _check_feed,
@@ -75,6 +84,7 @@ from tfx.core.session import (
     _name_of,
     _unflatten,
 )
+from tfx.kernels.base import DEAD
 from tfx.protos import graph_pb2
 
 _PLACEHOLDERS = ("Placeholder", "PlaceholderV2", "PlaceholderWithDefault")
@@ -82,84 +92,74 @@ _PLACEHOLDERS = ("Placeholder", "PlaceholderV2", "PlaceholderWithDefault")
 
 @dataclass(frozen=True)
 class PartitionJob:
-    """What one partition runs in a step.
-
-    Attributes:
-        device: the partition's device.
-        prepared: its plan.
-        feed_indices: for each of the plan's feeds, the index of the step feed it takes.
-        fetch_indices: for each of the plan's fetches, the step's plan-fetch index.
-    """
+    """What one partition runs in a step: its device and its plan (no feeds, no fetches)."""
 
     device: str
     prepared: PreparedStep
-    feed_indices: tuple[int, ...]
-    fetch_indices: tuple[int, ...]
 
 
 @dataclass(frozen=True)
 class PartitionedStep:
-    """A compiled multi-device step; `feeds` and `fetch_sources` read as a PreparedStep's."""
+    """A compiled multi-device step.
+
+    Attributes:
+        feeds: how each fed value is checked, in the step's feed order.
+        feed_keys: the rendezvous key each feed is sent under.
+        fetch_keys: the rendezvous key of each fetch the partitions send.
+        fetch_sources: per requested fetch, ("recv", k) for `fetch_keys[k]` or ("feed", j)
+            for a fed tensor fetched back.
+        jobs: the partitions that run.
+        partitions: the graph as cut for this step.
+    """
 
     feeds: tuple[FeedSpec, ...]
+    feed_keys: tuple[str, ...]
+    fetch_keys: tuple[str, ...]
     fetch_sources: tuple[tuple[str, int], ...]
-    num_fetches: int
     jobs: tuple[PartitionJob, ...]
+    partitions: PartitionedGraph
 
 
 # --- preparing a step ------------------------------------------------------------------------
 
 
-def prepare_step(parts: PartitionedGraph, feeds: Sequence[str], fetches: Sequence[str],
-                 targets: Sequence[str], device_types: Mapping[str, str] | None = None,
-                 ) -> PartitionedStep:
-    """Compile one step signature over the partitions.
+def prepare_step(graph: Graph, feeds: Sequence[str], fetches: Sequence[str],
+                 targets: Sequence[str], *, client: str,
+                 incarnations: Mapping[str, int] | None = None,
+                 device_types: Mapping[str, str] | None = None) -> PartitionedStep:
+    """Cut a placed graph for one step signature and compile each partition.
 
     Args:
-        parts: the partitioned graph.
-        feeds, fetches: tensor names of the original graph.
-        targets: op names of the original graph.
+        graph: the placed graph (every node with a full device name).
+        feeds, fetches: tensor names.
+        targets: op names.
+        client: the client's device, where feeds arrive and fetches leave.
+        incarnations: device -> incarnation (default: a stable number per name).
         device_types: device -> type whose kernels run there (default "CPU").
 
     Returns:
         The PartitionedStep.
+
+    Example:
+        >>> step = prepare_step(graph, ["x:0"], ["y:0"], [], client=devices.client)
+        >>> run_step(step, [x], StepState(resources))
     """
-    source = parts.source
-    feed_outputs = [_tensor(source, name, "feed") for name in feeds]
+    feed_outputs = [_tensor(graph, name, "feed") for name in feeds]
     fed = {out.name: j for j, out in enumerate(feed_outputs)}
     if len(fed) != len(feed_outputs):
         raise InvalidArgumentError("the same tensor is fed twice")
     for name in targets:
-        if name not in source:
-            raise NotFoundError(f"target {name!r}: {_missing(source, name)}")
+        if name not in graph:
+            raise NotFoundError(f"target {name!r}: {_missing(graph, name)}")
+    fetch_names = [_tensor(graph, name, "fetch").name for name in fetches]
+    sent = list(dict.fromkeys(name for name in fetch_names if name not in fed))
+    parts = partition(graph, incarnations, feeds=list(fed), fetches=sent, client=client)
+    source = parts.source
 
-    recv_of = {(t.source, t.recv_device): t for t in parts.transfers}
     by_recv = {(t.recv_device, t.recv_node): t for t in parts.transfers}
-    # Per device: partition-local tensor name -> step feed index.
-    local_feeds: dict[str, dict[str, int]] = {d: {} for d in parts.graphs}
-    for name, j in fed.items():
-        node = name.rsplit(":", 1)[0]
-        local_feeds[parts.device_of[node]][name] = j
-        for device in parts.graphs:
-            transfer = recv_of.get((name, device))
-            if transfer is not None:
-                local_feeds[device][f"{transfer.recv_node}:0"] = j
-
-    fetch_sources: list[tuple[str, int]] = []
-    plan_fetches: dict[str, list[tuple[str, int]]] = {d: [] for d in parts.graphs}
-    num_fetches = 0
-    for out in (_tensor(source, name, "fetch") for name in fetches):
-        if out.name in fed:
-            fetch_sources.append(("feed", fed[out.name]))
-            continue
-        plan_fetches[parts.device_of[out.node.name]].append((out.name, num_fetches))
-        fetch_sources.append(("plan", num_fetches))
-        num_fetches += 1
-
     # Walk back from fetches and targets through every partition, Recv -> Send.
     needed: dict[str, set[str]] = {d: set() for d in parts.graphs}
-    stack = [(parts.device_of[name.rsplit(":", 1)[0]], name.rsplit(":", 1)[0])
-             for names in plan_fetches.values() for name, _ in names]
+    stack = [(f.device, f.node) for f in parts.fetches]
     stack += [(parts.device_of[name], name) for name in targets]
     while stack:
         device, name = stack.pop()
@@ -167,9 +167,7 @@ def prepare_step(parts: PartitionedGraph, feeds: Sequence[str], fetches: Sequenc
             continue
         needed[device].add(name)
         node = parts.graphs[device].node(name)
-        for source_out in node.inputs:
-            if source_out.name not in local_feeds[device]:
-                stack.append((device, source_out.node.name))
+        stack += [(device, s.node.name) for s in node.inputs]
         stack += [(device, c.name) for c in node.control_inputs]
         transfer = by_recv.get((device, name))
         if transfer is not None:
@@ -177,34 +175,43 @@ def prepare_step(parts: PartitionedGraph, feeds: Sequence[str], fetches: Sequenc
 
     may_be_dead = _may_be_dead(source)
     positions = {node.name: i for i, node in enumerate(source.topological_order())}
+    feed_recvs = {f.node for f in parts.feeds}
     jobs = []
-    for device, graph in parts.graphs.items():
+    for device, partition_graph in parts.graphs.items():
         if not needed[device]:
             continue
-        sends = [t for t in parts.transfers
+        sends = [_SendSpec(t.send_node, t.source_node, t.tensor_name, t.send_device,
+                           t.incarnation, t.recv_device)
+                 for t in parts.transfers
                  if t.send_device == device and t.send_node in needed[device]]
+        sends += [_SendSpec(f.node, parse_tensor_name(f.tensor)[0], f.tensor, f.device,
+                            f.incarnation, f.device, client_terminated=True)
+                  for f in parts.fetches if f.device == device]
         recvs = [t for t in parts.transfers
                  if t.recv_device == device and t.recv_node in needed[device]]
-        step_targets = [t.send_node for t in sends]
+        step_targets = [send.node for send in sends]
         step_targets += [name for name in targets if parts.device_of[name] == device]
-        graph = _step_graph(graph, device, sends, recvs, may_be_dead, positions, step_targets)
-        feed_names = [name for name in local_feeds[device]
-                      if name.rsplit(":", 1)[0] in graph]
-        fetch_names = [name for name, _ in plan_fetches[device]]
-        prepared = build_plan(graph, feed_names, fetch_names, step_targets,
+        step_graph = _step_graph(partition_graph, device, sends, recvs, may_be_dead,
+                                 positions, step_targets)
+        prepared = build_plan(step_graph, [], [], step_targets,
                               (device_types or {}).get(device, "CPU"))
         # A device runs one kernel at a time, on its partition's thread, as the placer's
         # simulation assumes: parallelism comes from the devices, not from a shared pool.
+        # A feed's Recv finds its value at once (the client sends every feed before the
+        # partitions start), so it runs inline rather than on the blocking pool.
         for plan_node in prepared.plan.nodes:
             plan_node.expensive = False
-        jobs.append(PartitionJob(
-            device, prepared,
-            tuple(local_feeds[device][name] for name in feed_names),
-            tuple(k for _, k in plan_fetches[device]),
-        ))
+            if plan_node.name in feed_recvs:
+                plan_node.blocking = False
+        jobs.append(PartitionJob(device, prepared))
+    key_of = {f.tensor: k for k, f in enumerate(parts.fetches)}
+    fetch_sources = tuple(("feed", fed[name]) if name in fed else ("recv", key_of[name])
+                          for name in fetch_names)
     feed_specs = tuple(FeedSpec(o.name, o.dtype.base, _placeholder_shape(o.node))
                        for o in feed_outputs)
-    return PartitionedStep(feed_specs, tuple(fetch_sources), num_fetches, tuple(jobs))
+    return PartitionedStep(feed_specs, tuple(f.key for f in parts.feeds),
+                           tuple(f.key for f in parts.fetches), fetch_sources, tuple(jobs),
+                           parts)
 
 
 def _tensor(graph: Graph, name: str, what: str) -> Output:
@@ -242,7 +249,19 @@ def _may_be_dead(graph: Graph) -> set[str]:
     return seen
 
 
-def _step_graph(graph: Graph, device: str, sends: list[Transfer], recvs: list[Transfer],
+class _SendSpec(NamedTuple):
+    """A Send a partition runs in the step: to another partition or to the client."""
+
+    node: str
+    source_node: str  # the node of the source graph whose tensor it sends
+    tensor_name: str
+    send_device: str
+    incarnation: int
+    recv_device: str
+    client_terminated: bool = False
+
+
+def _step_graph(graph: Graph, device: str, sends: list[_SendSpec], recvs: list[Transfer],
                 may_be_dead: set[str], positions: dict[str, int],
                 targets: list[str]) -> Graph:
     """The partition graph plus this step's resolvers and Recv chain (see module doc)."""
@@ -254,18 +273,19 @@ def _step_graph(graph: Graph, device: str, sends: list[Transfer], recvs: list[Tr
                            attr=_attrs("Const", dtype=dtypes.float32,
                                        value=np.zeros((), np.float32)),
                            device=device)
-    for transfer in dead_sends:
-        send = graph.node(transfer.send_node)
+    for spec in dead_sends:
+        send = graph.node(spec.node)
         gate = graph.add_node(graph.unique_name(f"{send.name}/_resolved_after"), "Merge",
                               [token.output(0)], [send],
                               _attrs("Merge", T=dtypes.float32, N=1), device)
         resolver = graph.add_node(
             graph.unique_name(f"{send.name}/_resolved"), "_Send", [gate.output(0)],
             attr=_attrs("_Send", T=dtypes.float32,
-                        tensor_name=transfer.tensor_name + RESOLVED_SUFFIX,
-                        send_device=transfer.send_device,
-                        send_device_incarnation=transfer.incarnation,
-                        recv_device=transfer.recv_device, client_terminated=False),
+                        tensor_name=spec.tensor_name + RESOLVED_SUFFIX,
+                        send_device=spec.send_device,
+                        send_device_incarnation=spec.incarnation,
+                        recv_device=spec.recv_device,
+                        client_terminated=spec.client_terminated),
             device=device,
         )
         targets.append(resolver.name)
@@ -286,20 +306,43 @@ def _attrs(op: str, **values: Any) -> dict[str, graph_pb2.AttrValue]:
 
 
 def run_step(step: PartitionedStep, feed_values: Sequence[Any], state: StepState) -> list[Any]:
-    """Run every partition of a step at once; return the plan fetches in order.
+    """Run every partition of a step at once; return the values of `step.fetch_keys`.
 
-    `state.rendezvous` is replaced by a fresh LocalRendezvous for the step.
+    The feeds go into the step's rendezvous under `step.feed_keys` first, as the client's
+    sends; `state.rendezvous` is replaced by a fresh LocalRendezvous for the step.
+    """
+    return run_partitions(step.jobs, state, dict(zip(step.feed_keys, feed_values)),
+                          step.fetch_keys)
+
+
+def run_partitions(jobs: Sequence[PartitionJob], state: StepState, sends: Mapping[str, Any],
+                   recv_keys: Sequence[str]) -> list[Any]:
+    """What a worker's RunGraph does: leave `sends` (rendezvous key -> value) in the step's
+    rendezvous, run `jobs` at once, and take the value of each of `recv_keys`.
+
+    Args:
+        jobs: the partitions to run.
+        state: the step's state; its rendezvous is replaced by a fresh LocalRendezvous.
+        sends: the client's tensors, by rendezvous key (the feeds).
+        recv_keys: the keys of the tensors the client takes (the fetches).
+
+    Returns:
+        The received values, in the order of `recv_keys`.
+
+    Raises:
+        The first partition's failure (not the cancellations it caused);
+        InvalidArgumentError for a fetch whose value is dead.
     """
     rendezvous = LocalRendezvous()
     state.rendezvous = rendezvous
-    results: list[Any] = [None] * step.num_fetches
+    for key, value in sends.items():
+        rendezvous.send(key, value)
     errors: list[BaseException] = []
     lock = threading.Lock()
 
     def run(job: PartitionJob) -> None:
         try:
-            values = run_plan(job.prepared.plan, [feed_values[j] for j in job.feed_indices],
-                              state)
+            run_plan(job.prepared.plan, [], state)
         except BaseException as exc:  # noqa: BLE001 - every partition's failure is collected
             with lock:
                 errors.append(exc)
@@ -307,24 +350,32 @@ def run_step(step: PartitionedStep, feed_values: Sequence[Any], state: StepState
             rendezvous.abort(CancelledError(
                 f"the step was cancelled: the partition on {job.device} failed"
             ))
-            return
-        for k, value in zip(job.fetch_indices, values):
-            results[k] = value
 
     threads = [threading.Thread(target=run, args=(job,), name=f"tfx-partition-{i}",
                                 daemon=True)
-               for i, job in enumerate(step.jobs[1:], 1)]
+               for i, job in enumerate(jobs[1:], 1)]
     for thread in threads:
         thread.start()
     try:
-        if step.jobs:
-            run(step.jobs[0])
+        if jobs:
+            run(jobs[0])
     finally:
         for thread in threads:
             _join(thread, state, rendezvous)
     if errors:
         raise _root_cause(errors)
-    return results
+    return [_received(rendezvous, key) for key in recv_keys]
+
+
+def _received(rendezvous: LocalRendezvous, key: str) -> Any:
+    """A fetch the partitions sent, once they have all finished."""
+    value = rendezvous.take(key)
+    if value is DEAD:
+        raise InvalidArgumentError(
+            f"fetch {parse_key(key).tensor_name!r} has no value: its value is dead (it lies "
+            "on an untaken branch of a conditional)"
+        )
+    return value
 
 
 def _join(thread: threading.Thread, state: StepState, rendezvous: LocalRendezvous) -> None:
@@ -383,9 +434,10 @@ class MultiDeviceSession(Session):
         cost_model = CostModel(self.graph, input_shapes=input_shapes)
         self.placement: Placement = place(self.graph, device_set, cost_model=cost_model,
                                           soft_placement=soft_placement, strategy=strategy)
-        self.partitions = partition(
-            self.graph, {d.name: d.incarnation for d in device_set}
-        )
+        self._incarnations = {d.name: d.incarnation for d in device_set}
+        # The whole graph cut once, for inspection; each step cuts it for its feeds and
+        # fetches (`steps`).
+        self.partitions = partition(self.graph, self._incarnations)
         self._types = {d.name: d.kernels for d in device_set}
         self._steps: dict[tuple, PartitionedStep] = {}
 
@@ -406,12 +458,18 @@ class MultiDeviceSession(Session):
         key = (feed_names, tensor_fetches, targets)
         step = self._steps.get(key)
         if step is None:
-            step = prepare_step(self.partitions, *key, self._types)
+            step = prepare_step(self.graph, *key, client=self.device_set.client,
+                                incarnations=self._incarnations, device_types=self._types)
             with self._lock:
                 step = self._steps.setdefault(key, step)
         converted = [_check_feed(spec, value) for spec, value in zip(step.feeds, feed_values)]
         state = StepState(self._resources, None, timeout if timeout is not None else self._timeout)
         results = run_step(step, converted, state)
-        values = [results[k] if source == "plan" else converted[k]
+        values = [results[k] if source == "recv" else converted[k]
                   for source, k in step.fetch_sources]
         return _unflatten(structure, iter(values))
+
+    @property
+    def steps(self) -> dict[tuple, PartitionedStep]:
+        """The compiled steps, by (feeds, fetches, targets)."""
+        return dict(self._steps)

@@ -16,19 +16,28 @@ cross-device loop control, so an edge that crosses devices inside a while
 loop is refused, naming the frame, the nodes and the devices. Conditionals
 need nothing special: a dead value crosses like a live one.
 
-Feeds and fetches stay where their nodes are: the placer puts a placeholder
-that asks for no device on the client's device, where its feed arrives, and
-its readers elsewhere get a Send/Recv like any edge. The runner
-(`tfx.core.multi_device`) hands a fed tensor to each partition that reads it
-(when a tensor other than a placeholder is fed) and takes each fetch from the
-partition that computes it.
+Feeds and fetches are at the client's device, as TensorFlow rewrites a graph
+for a step (`subgraph::RewriteGraphForExecution`) before cutting it: given a
+step's feeds and fetches, each fed tensor is replaced by a client-terminated
+`_Recv` on the client's device (`_recv_<node>_<k>`; every reader of the
+tensor reads it instead), and each fetched tensor gets a client-terminated
+`_Send` there (`_send_<node>_<k>`). Their `tensor_name` is the tensor's name
+and both `send_device` and `recv_device` are the client's device, so the
+client sends a feed, and receives a fetch, under
+`client;incarnation;client;x:0;0:0` (`ClientTensor.key`). Readers and
+producers on other devices reach them through ordinary Send/Recv pairs. This
+is what a worker's RunGraph takes and returns (the rendezvous keys of its
+sends and receives); the in-process runner is `tfx.core.multi_device`.
+Without feeds or fetches (`tfx partition` of a whole graph) nothing is added:
+a placeholder stays where the placer put it (at the client's device, unless
+it asks for another).
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -37,8 +46,8 @@ from tfx.core import dtypes
 from tfx.core.colocation import frame_after, frame_paths
 from tfx.core.devices import DeviceName, incarnation_of
 from tfx.core.eager import make_node_def
-from tfx.core.errors import InvalidArgumentError
-from tfx.core.graph import Graph, Node, Output
+from tfx.core.errors import InvalidArgumentError, NotFoundError
+from tfx.core.graph import Graph, Node, Output, parse_tensor_name
 from tfx.core.rendezvous import create_key
 from tfx.protos import graph_pb2
 
@@ -87,21 +96,51 @@ class Transfer:
                 "recv_node": self.recv_node, "key": self.key}
 
 
+@dataclass(frozen=True)
+class ClientTensor:
+    """A feed or a fetch, carried between the client and the graph by the rendezvous.
+
+    Attributes:
+        tensor: the tensor ("node:k"), also its rendezvous `tensor_name`.
+        device: the client's device (the key's source and destination).
+        incarnation: the client device's incarnation.
+        node: the client-terminated `_Recv` (a feed) or `_Send` (a fetch), on `device`.
+    """
+
+    tensor: str
+    device: str
+    incarnation: int
+    node: str
+
+    @property
+    def key(self) -> str:
+        """The rendezvous key the client sends the feed, or receives the fetch, under."""
+        return create_key(self.device, self.incarnation, self.device, self.tensor)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"tensor": self.tensor, "node": self.node, "device": self.device,
+                "key": self.key}
+
+
 @dataclass
 class PartitionedGraph:
     """A placed graph cut into per-device graphs.
 
     Attributes:
-        source: the placed graph that was cut.
+        source: the placed graph that was cut, with the client-terminated nodes of the
+            step's feeds and fetches when there are any.
         graphs: device -> its partition graph.
-        transfers: every Send/Recv pair.
+        transfers: every Send/Recv pair between partitions.
         device_of: node name (of `source`) -> its device.
+        feeds, fetches: the client-terminated Recvs and Sends, in the order given.
     """
 
     source: Graph
     graphs: dict[str, Graph]
     transfers: list[Transfer]
     device_of: dict[str, str]
+    feeds: list[ClientTensor] = field(default_factory=list)
+    fetches: list[ClientTensor] = field(default_factory=list)
 
     def index_json(self, files: Mapping[str, str] | None = None) -> dict[str, Any]:
         """The devices (with their files, if given) and rendezvous keys, for `tfx partition`."""
@@ -114,6 +153,8 @@ class PartitionedGraph:
                 for device, graph in self.graphs.items()
             ],
             "transfers": [t.to_json() for t in self.transfers],
+            **({"feeds": [f.to_json() for f in self.feeds]} if self.feeds else {}),
+            **({"fetches": [f.to_json() for f in self.fetches]} if self.fetches else {}),
         }
 
 
@@ -122,27 +163,43 @@ def file_name(device: str) -> str:
     return re.sub(r"[^A-Za-z0-9]+", "_", device).strip("_") + ".pb"
 
 
-def partition(graph: Graph, incarnations: Mapping[str, int] | None = None) -> PartitionedGraph:
+def partition(graph: Graph, incarnations: Mapping[str, int] | None = None, *,
+              feeds: Sequence[str] = (), fetches: Sequence[str] = (),
+              client: str = "") -> PartitionedGraph:
     """Cut a placed graph into one graph per device.
 
     Args:
         graph: every node carries a full device name.
         incarnations: device -> incarnation (default: a stable number per device name).
+        feeds: tensors the step feeds: each becomes a client-terminated `_Recv` on the
+            client's device, read by all the tensor's readers.
+        fetches: tensors the step fetches: each gets a client-terminated `_Send` on the
+            client's device (a tensor fetched twice gets one).
+        client: the client's full device name; needed with feeds or fetches.
 
     Returns:
         The PartitionedGraph; `graph` itself is not changed.
 
     Raises:
-        InvalidArgumentError: a node without a full device name, or an edge crossing
-            devices inside a loop frame.
+        InvalidArgumentError: a node without a full device name, an edge crossing
+            devices inside a loop frame, a tensor fed twice, a feed or fetch inside a
+            loop frame, or feeds or fetches without a full client device name.
+        NotFoundError: a feed or fetch that is not a tensor of the graph.
 
     Example:
         >>> place(graph, DeviceSet.from_names("cpu:0,cpu:1"))
-        >>> parts = partition(graph)
-        >>> sorted(parts.graphs)
+        >>> parts = partition(graph, feeds=["x:0"], fetches=["probs:0"],
+        ...                   client="/job:localhost/replica:0/task:0/device:CPU:0")
+        >>> parts.feeds[0].key, sorted(parts.graphs)
     """
     device_of = _devices(graph)
     incarnations = dict(incarnations or {})
+    client_feeds: list[ClientTensor] = []
+    client_fetches: list[ClientTensor] = []
+    if feeds or fetches:
+        graph, client_feeds, client_fetches = _at_client(graph, feeds, fetches, client,
+                                                         incarnations)
+        device_of = _devices(graph)
     for device in set(device_of.values()):
         incarnations.setdefault(device, incarnation_of(device))
     paths = frame_paths(graph)
@@ -187,7 +244,84 @@ def partition(graph: Graph, incarnations: Mapping[str, int] | None = None) -> Pa
             graph_def.library.CopyFrom(graph.library)
         graph_def.node.extend(defs)
         graphs[device] = Graph.from_graph_def(graph_def)
-    return PartitionedGraph(graph, graphs, builder.transfers, device_of)
+    return PartitionedGraph(graph, graphs, builder.transfers, device_of, client_feeds,
+                            client_fetches)
+
+
+def _at_client(graph: Graph, feeds: Sequence[str], fetches: Sequence[str], client: str,
+               incarnations: dict[str, int],
+               ) -> tuple[Graph, list[ClientTensor], list[ClientTensor]]:
+    """A copy of `graph` whose feeds come from, and fetches go to, client-terminated
+    `_Recv`/`_Send` nodes on the client's device."""
+    try:
+        name = DeviceName.parse(client) if client else None
+    except InvalidArgumentError as exc:
+        raise InvalidArgumentError(f"client device: {exc}") from None
+    if name is None or not name.is_full:
+        raise InvalidArgumentError(
+            f"feeds and fetches go through the client's device, and {client!r} is not a full "
+            "device name (give client=/job:NAME/replica:R/task:T/device:TYPE:I)"
+        )
+    client = str(name)
+    incarnation = incarnations.setdefault(client, incarnation_of(client))
+    paths = frame_paths(graph)
+    fed: list[str] = []
+    for tensor in feeds:
+        out = _tensor(graph, tensor, "feed")
+        if out.name in fed:
+            raise InvalidArgumentError(f"tensor {out.name!r} is fed twice")
+        for reader in out.node.users:
+            if out in reader.inputs and paths.get(reader):
+                raise InvalidArgumentError(
+                    f"cannot feed {out.name!r}: node {reader.name!r} reads it inside loop "
+                    f"frame {paths[reader][-1]!r}"
+                )
+        fed.append(out.name)
+    fetched: list[str] = []
+    for tensor in fetches:
+        out = _tensor(graph, tensor, "fetch")
+        frames = frame_after(out.node, paths.get(out.node, ()))
+        if frames:
+            raise InvalidArgumentError(
+                f"cannot fetch {out.name!r}: it is inside loop frame {frames[-1]!r}")
+        if out.name not in fetched:
+            fetched.append(out.name)
+
+    copy = Graph.from_graph_def(graph.to_graph_def())
+    common = {"send_device": client, "send_device_incarnation": incarnation,
+              "recv_device": client, "client_terminated": True}
+    recv_of: dict[str, Output] = {}
+    client_feeds = []
+    for tensor in fed:
+        out = copy.tensor(tensor)
+        node_name, index = parse_tensor_name(tensor)
+        recv = copy.add_node(copy.unique_name(f"_recv_{node_name}_{index}"), "_Recv",
+                             attr=_attrs("_Recv", tensor_type=out.dtype.base,
+                                         tensor_name=tensor, **common), device=client)
+        copy.replace_uses(out, recv.output(0))
+        recv_of[tensor] = recv.output(0)
+        client_feeds.append(ClientTensor(tensor, client, incarnation, recv.name))
+    client_fetches = []
+    for tensor in fetched:
+        out = copy.tensor(tensor)
+        node_name, index = parse_tensor_name(tensor)
+        send = copy.add_node(copy.unique_name(f"_send_{node_name}_{index}"), "_Send",
+                             [recv_of.get(tensor, out)],
+                             attr=_attrs("_Send", T=out.dtype.base, tensor_name=tensor,
+                                         **common), device=client)
+        client_fetches.append(ClientTensor(tensor, client, incarnation, send.name))
+    return copy, client_feeds, client_fetches
+
+
+def _tensor(graph: Graph, name: str, what: str) -> Output:
+    try:
+        return graph.tensor(name)
+    except (NotFoundError, InvalidArgumentError) as exc:
+        raise type(exc)(f"{what} {name!r}: {exc}") from None
+
+
+def _attrs(op: str, **values: Any) -> dict[str, graph_pb2.AttrValue]:
+    return dict(make_node_def(op, "_", [], values).attr)
 
 
 def _devices(graph: Graph) -> dict[str, str]:
@@ -310,7 +444,9 @@ def merge(partitions: Sequence[Graph]) -> Graph:
     Each `_Recv` is matched to the `_Send` with the same `tensor_name`, `send_device`
     and `recv_device`; a data use of the Recv reads the Send's input again, a control
     use becomes a control edge from the node the Send carries (through the dummy tensor
-    of a control edge). Dummy tensors left without readers are dropped.
+    of a control edge). Dummy tensors left without readers are dropped. A step's
+    client-terminated nodes go too: readers of a feed's `_Recv` read the fed tensor
+    again, and a fetch's `_Send` is dropped.
 
     Args:
         partitions: the per-device graphs (e.g. the files `tfx partition` wrote).
@@ -327,7 +463,7 @@ def merge(partitions: Sequence[Graph]) -> Graph:
     sends: dict[tuple[str, str, str], Node] = {}
     for graph in partitions:
         for node in graph:
-            if node.op in _SENDS:
+            if node.op in _SENDS and not _client_terminated(node):
                 sends[_transfer_key(node)] = node
     data_of: dict[str, str] = {}  # Recv name -> the tensor it carries ("node" or "node:k")
     control_of: dict[str, str] = {}  # Recv name -> the node its arrival stands for
@@ -335,6 +471,11 @@ def merge(partitions: Sequence[Graph]) -> Graph:
     for graph in partitions:
         for node in graph:
             if node.op not in _RECVS:
+                continue
+            if _client_terminated(node):  # a feed: it stands for the fed tensor
+                node_name, index = parse_tensor_name(str(node.attrs["tensor_name"]))
+                data_of[node.name] = node_name if index == 0 else f"{node_name}:{index}"
+                control_of[node.name] = node_name
                 continue
             send = sends.get(_transfer_key(node))
             if send is None:
@@ -349,6 +490,13 @@ def merge(partitions: Sequence[Graph]) -> Graph:
             if _is_dummy(source.node):
                 dummies.add(source.node.name)
                 control_of[node.name] = source.node.control_inputs[0].name
+    # A Recv may carry a feed's Recv on to another device: follow it to the fed tensor.
+    for name in data_of:
+        ref = data_of[name]
+        while ref.split(":")[0] in data_of and ref.split(":")[0] != name:
+            node_name = ref.split(":")[0]
+            ref, control_of[name] = data_of[node_name], control_of[node_name]
+        data_of[name] = ref
     used_dummies: set[str] = set()
     node_defs = []
     for graph in partitions:
@@ -373,6 +521,10 @@ def merge(partitions: Sequence[Graph]) -> Graph:
     graph_def.node.extend(d for d in node_defs
                           if d.name not in dummies or d.name in used_dummies)
     return Graph.from_graph_def(graph_def)
+
+
+def _client_terminated(node: Node) -> bool:
+    return bool(node.attrs.get("client_terminated", False))
 
 
 def _transfer_key(node: Node) -> tuple[str, str, str]:

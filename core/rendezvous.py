@@ -6,9 +6,11 @@ Keys are TensorFlow's:
 
 (`create_key`), so a partition graph's Send and Recv meet by their attrs alone.
 One rendezvous serves one step. `send` never blocks; `recv` blocks until its
-key arrives, polling the step's cancellation and deadline, and `recv_async`
-calls back instead. A dead value (an untaken branch of a conditional) passes
-through like any other. Each key is sent once and received once.
+key arrives, polling the step's cancellation and deadline, `recv_async`
+calls back instead, and `take` returns what has arrived without waiting (the
+client's fetches, once the step's partitions have finished). A dead value
+(an untaken branch of a conditional) passes through like any other. Each key
+is sent once and received once.
 
 `abort(error)` fails every waiting and later receive with `error`: the
 multi-device runner calls it when any partition of the step fails, so the
@@ -34,6 +36,7 @@ from tfx.core.errors import (
     DeadlineExceededError,
     InternalError,
     InvalidArgumentError,
+    NotFoundError,
     TfxError,
 )
 from tfx.kernels.base import DEAD
@@ -152,6 +155,26 @@ class LocalRendezvous:
                         raise DeadlineExceededError(f"timed out receiving {key!r}")
                     wait = min(wait, left)
                 self._lock.wait(wait)
+
+    def take(self, key: str) -> Any:
+        """Take the value under `key` if it has arrived, without waiting.
+
+        What the client does with its fetches once every partition of the step has
+        finished: a key that is not there then never will be.
+
+        Raises:
+            NotFoundError: nothing was sent under `key` (naming the keys that were).
+        """
+        with self._lock:
+            if self._error is not None:
+                raise _copy(self._error)
+            value = self._values.pop(key, _NOTHING)
+            if value is _NOTHING:
+                pending = ", ".join(sorted(self._values)) or "none"
+                raise NotFoundError(
+                    f"nothing was sent under rendezvous key {key!r}; keys waiting: {pending}")
+            self._received.add(key)
+            return value
 
     def recv_async(self, key: str, done: Callable[[Any, BaseException | None], None]) -> None:
         """Call `done(value, None)` when `key` arrives, or `done(None, error)` on abort."""

@@ -13,10 +13,18 @@ import numpy as np
 import pytest
 
 import tfx
-from tfx.core.devices import DeviceSet
+from tfx.core.devices import DeviceSet, incarnation_of
 from tfx.core.eager import make_node_def
-from tfx.core.errors import DeadlineExceededError, InvalidArgumentError, UnimplementedError
-from tfx.core.multi_device import MultiDeviceSession
+from tfx.core.errors import (
+    DeadlineExceededError,
+    InvalidArgumentError,
+    NotFoundError,
+    UnimplementedError,
+)
+from tfx.core.executor import StepState
+from tfx.core.multi_device import MultiDeviceSession, prepare_step, run_partitions
+from tfx.core.rendezvous import create_key
+from tfx.core.resources import ResourceManager
 from tfx.protos import graph_pb2
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "conformance"
@@ -150,3 +158,68 @@ def test_only_local_cpu_devices_run() -> None:
     with MultiDeviceSession(str(DATA / "mlp_frozen.pb"), devices=devices,
                             strategy="single") as sess:
         assert {n.device for n in sess.graph} == {CPU0}
+
+
+def test_feeds_and_fetches_pass_through_the_rendezvous_at_the_client() -> None:
+    graph_def = _pinned(
+        _node("Placeholder", "x", [], {"dtype": "float32", "shape": (3,)}, "/cpu:1"),
+        _node("Neg", "a", ["x"], {"T": "float32"}, "/cpu:1"),
+        _node("Abs", "b", ["a"], {"T": "float32"}, "/cpu:0"),
+    )
+    x = np.array([-1.0, 2.0, -3.0], np.float32)
+    with MultiDeviceSession(graph_def, devices="cpu:0,cpu:1") as sess:
+        a, b, fed = sess.run(["a:0", "b:0", "x:0"], {"x:0": x})
+        np.testing.assert_array_equal(a, -x)
+        np.testing.assert_array_equal(b, np.abs(x))
+        np.testing.assert_array_equal(fed, x)  # a fetch of a fed tensor is the fed value
+        step = sess.steps[(("x:0",), ("a:0", "b:0", "x:0"), ())]
+    client = sess.device_set.client
+    assert client == CPU0
+    # The feed arrives at the client's device and goes on to CPU:1 where x is read; the
+    # fetches leave from there. No partition plan has feeds or fetches of its own.
+    parts = step.partitions
+    assert [f.device for f in parts.feeds + parts.fetches] == [CPU0] * 3
+    assert step.feed_keys == (create_key(client, incarnation_of(client), client, "x:0"),)
+    assert [k.split(";")[3] for k in step.fetch_keys] == ["a:0", "b:0"]
+    assert step.fetch_sources == (("recv", 0), ("recv", 1), ("feed", 0))
+    assert all(not job.prepared.plan.feed_edges and job.prepared.plan.num_fetches == 0
+               for job in step.jobs)
+    assert {t.source for t in parts.transfers} == {"_recv_x_0:0", "a:0"}
+
+
+def test_a_worker_runs_partitions_from_rendezvous_keys() -> None:
+    # What a remote worker's RunGraph will do: sends (key -> tensor) in, recv keys out.
+    graph_def = _pinned(
+        _node("Placeholder", "x", [], {"dtype": "float32", "shape": (2,)}, "/cpu:0"),
+        _node("Neg", "a", ["x"], {"T": "float32"}, "/cpu:1"),
+        _node("AddV2", "c", ["a", "x"], {"T": "float32"}, "/cpu:0"),
+    )
+    with MultiDeviceSession(graph_def, devices="cpu:0,cpu:1") as sess:
+        graph = sess.graph
+    step = prepare_step(graph, ["x:0"], ["c:0"], [], client=CPU0)
+    x = np.array([1.0, -2.0], np.float32)
+    [key] = step.feed_keys
+    values = run_partitions(step.jobs, StepState(ResourceManager()), {key: x}, step.fetch_keys)
+    np.testing.assert_array_equal(values[0], np.zeros(2, np.float32))
+    with pytest.raises(NotFoundError, match=r"nothing was sent under rendezvous key .*;c:1;0:0"):
+        run_partitions(step.jobs, StepState(ResourceManager()), {key: x},
+                       [step.fetch_keys[0].replace(";c:0;", ";c:1;")])
+
+
+def test_a_dead_fetch_fails_as_in_a_session() -> None:
+    graph_def = _pinned(
+        _node("Placeholder", "x", [], {"dtype": "float32", "shape": (2,)}, "/cpu:0"),
+        _node("Placeholder", "pred", [], {"dtype": "bool", "shape": ()}, "/cpu:0"),
+        _node("Switch", "switch", ["x", "pred"], {"T": "float32"}, "/cpu:1"),
+        _node("Neg", "no", ["switch:0"], {"T": "float32"}, "/cpu:1"),
+        _node("Abs", "yes", ["switch:1"], {"T": "float32"}, "/cpu:1"),
+    )
+    feeds = {"x:0": np.array([1.0, -2.0], np.float32), "pred:0": True}
+    with tfx.Session(graph_def) as sess, pytest.raises(InvalidArgumentError) as single:
+        sess.run("no:0", feeds)
+    with MultiDeviceSession(graph_def, devices="cpu:0,cpu:1") as sess:
+        np.testing.assert_array_equal(sess.run("yes:0", feeds), [1.0, 2.0])
+        with pytest.raises(InvalidArgumentError) as multi:
+            sess.run("no:0", feeds)
+    assert str(multi.value) == str(single.value)
+    assert "fetch 'no:0' has no value: its value is dead" in str(multi.value)

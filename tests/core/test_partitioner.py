@@ -11,7 +11,7 @@ import pytest
 from tfx.core.colocation import loop_frames
 from tfx.core.devices import DeviceSet, incarnation_of
 from tfx.core.eager import make_node_def
-from tfx.core.errors import InvalidArgumentError
+from tfx.core.errors import InvalidArgumentError, NotFoundError
 from tfx.core.graph import Graph
 from tfx.core.graph_io import load_graph
 from tfx.core.partitioner import file_name, merge, partition
@@ -168,3 +168,83 @@ def test_merge_of_control_edges_and_missing_sends() -> None:
                        match=r"_Recv 'x/_1' on .*CPU:1 waits for tensor 'edge_0_x' from "
                              r".*CPU:0, but no partition has the _Send of it"):
         merge([parts.graphs[CPU1]])
+
+
+def test_feeds_and_fetches_go_through_the_client_device() -> None:
+    graph = _placed()
+    parts = partition(graph, {CPU0: 7, CPU1: 9}, feeds=["x"], fetches=["c:0", "a:0", "c:0"],
+                      client=CPU0)
+    cpu0, cpu1 = parts.graphs[CPU0], parts.graphs[CPU1]
+    # The fed tensor comes from a client-terminated _Recv on the client's device...
+    [feed] = parts.feeds
+    recv = cpu0.node(feed.node)
+    assert (feed.tensor, feed.node, recv.op, recv.device) == ("x:0", "_recv_x_0", "_Recv", CPU0)
+    assert {k: recv.attrs[k] for k in ("tensor_name", "send_device", "recv_device",
+                                       "send_device_incarnation", "client_terminated")} == {
+        "tensor_name": "x:0", "send_device": CPU0, "recv_device": CPU0,
+        "send_device_incarnation": 7, "client_terminated": True}
+    assert recv.attrs["tensor_type"].name == "float32"
+    assert feed.key == create_key(CPU0, 7, CPU0, "x:0") == f"{CPU0};0000000000000007;{CPU0};x:0;0:0"
+    # ... which its readers on CPU:1 get through one ordinary pair; the placeholder is unread.
+    [to_cpu1] = [t for t in parts.transfers if t.recv_device == CPU1]
+    assert to_cpu1.source == "_recv_x_0:0" and to_cpu1.send_device == CPU0
+    assert cpu1.node("a").inputs[0].node.name == cpu1.node("b").inputs[0].node.name == (
+        to_cpu1.recv_node)
+    assert not cpu0.node("x").users
+    # Each fetched tensor, once however often fetched, gets a client-terminated _Send there.
+    assert [f.tensor for f in parts.fetches] == ["c:0", "a:0"]
+    send_c, send_a = (cpu0.node(f.node) for f in parts.fetches)
+    assert send_c.op == send_a.op == "_Send" and send_c.inputs[0].name == "c:0"
+    assert send_c.attrs["client_terminated"] is True and send_c.attrs["tensor_name"] == "c:0"
+    assert send_c.attrs["send_device"] == send_c.attrs["recv_device"] == CPU0
+    # a:0 reaches the client through the Recv that c already reads it by.
+    assert send_a.inputs[0].node is cpu0.node("c").inputs[0].node
+    index = parts.index_json()
+    assert [f["key"] for f in index["fetches"]] == [f.key for f in parts.fetches]
+    assert index["feeds"] == [{"tensor": "x:0", "node": "_recv_x_0", "device": CPU0,
+                               "key": feed.key}]
+    # The graph given is not changed, and the whole graph's cut has no client nodes.
+    assert [n.name for n in graph] == ["x", "a", "b", "c", "after"]
+    whole = partition(graph)
+    assert not whole.feeds and not whole.fetches
+    assert "feeds" not in whole.index_json() and "fetches" not in whole.index_json()
+    # Joined back, the readers read the fed tensor again and the client's Sends go.
+    assert _edges(merge(list(parts.graphs.values()))) == _edges(graph)
+
+
+def test_a_fetch_of_a_fed_tensor_reads_the_feed_and_the_client_may_be_apart() -> None:
+    client = "/job:localhost/replica:0/task:0/device:CPU:2"
+    parts = partition(_placed(), feeds=["a:0"], fetches=["a:0", "c:0"], client=client)
+    assert list(parts.graphs) == [CPU0, CPU1, client]
+    graph = parts.graphs[client]
+    assert graph.node(parts.fetches[0].node).inputs[0].node.name == parts.feeds[0].node
+    # c on CPU:0 reads the fed a from the client's device; CPU:1 sends its own a nowhere.
+    assert [t.source for t in parts.transfers if t.recv_device == CPU0][0] == "_recv_a_0:0"
+    assert [t.send_device for t in parts.transfers if t.source == "c:0"] == [CPU0]
+    assert "a:0" not in [t.source for t in parts.transfers]
+
+
+@pytest.mark.parametrize(("kwargs", "error", "match"), [
+    ({"fetches": ["c:0"]}, InvalidArgumentError, r"client's device, and '' is not a full"),
+    ({"feeds": ["x:0"], "client": "/cpu:0"}, InvalidArgumentError, "'/cpu:0' is not a full"),
+    ({"feeds": ["x:0", "x"], "client": CPU0}, InvalidArgumentError, "'x:0' is fed twice"),
+    ({"feeds": ["y:0"], "client": CPU0}, NotFoundError, r"feed 'y:0': no node named 'y'"),
+    ({"fetches": ["c:3"], "client": CPU0}, NotFoundError, r"fetch 'c:3': tensor 'c:3' does not"),
+])
+def test_bad_feeds_and_fetches(kwargs: dict, error: type, match: str) -> None:
+    with pytest.raises(error, match=match):
+        partition(_placed(), **kwargs)
+
+
+def test_feeds_and_fetches_inside_a_loop_are_refused() -> None:
+    graph = Graph.from_graph_def(load_graph(str(DATA / "while_v1.pb")))
+    place(graph, DeviceSet.from_names("cpu:0,cpu:1"))
+    frames = loop_frames(graph)
+    body = next(n for n in graph if frames[n] and n.op not in (
+        "Enter", "Exit", "Merge", "Switch", "NextIteration", "LoopCond"))
+    with pytest.raises(InvalidArgumentError, match=rf"cannot fetch '{body.name}:0': it is "
+                                                   "inside loop frame"):
+        partition(graph, fetches=[f"{body.name}:0"], client=CPU0)
+    with pytest.raises(InvalidArgumentError, match=rf"cannot feed '{body.name}:0': node .* "
+                                                   "reads it inside loop frame"):
+        partition(graph, feeds=[f"{body.name}:0"], client=CPU0)

@@ -12,6 +12,7 @@ from tfx.core.errors import (
     DeadlineExceededError,
     InternalError,
     InvalidArgumentError,
+    NotFoundError,
 )
 from tfx.core.executor import StepState
 from tfx.core.rendezvous import RESOLVED_SUFFIX, LocalRendezvous, create_key, parse_key
@@ -105,3 +106,20 @@ def test_a_resolver_without_a_value_means_dead() -> None:
     rendezvous.send(live, 5)
     rendezvous.send(create_key(SRC, 1, DST, "edge_2_y" + RESOLVED_SUFFIX), 0.0)
     assert rendezvous.recv(live) == 5
+
+
+def test_take_returns_what_arrived_without_waiting() -> None:
+    # The client takes its fetches this way once every partition has finished.
+    rendezvous = LocalRendezvous()
+    key = create_key(SRC, 1, SRC, "y:0")
+    rendezvous.send(key, 3.0)
+    rendezvous.send("other", 1)
+    assert rendezvous.take(key) == 3.0
+    start = time.monotonic()
+    with pytest.raises(NotFoundError, match=r"nothing was sent under rendezvous key "
+                                            r"'.*;y:0;0:0'; keys waiting: other"):
+        rendezvous.take(key)  # taken already
+    assert time.monotonic() - start < 0.05
+    rendezvous.abort(CancelledError("step cancelled"))
+    with pytest.raises(CancelledError, match="step cancelled"):
+        rendezvous.take("other")
