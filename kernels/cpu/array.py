@@ -520,8 +520,15 @@ def _pad_constant(value: np.ndarray, paddings: np.ndarray, constant) -> np.ndarr
     pads = _paddings(paddings, value.ndim)
     out_shape = [b + d + a for d, (b, a) in zip(value.shape, pads)]
     check_allocation(out_shape, value.dtype.itemsize, "Pad")
-    out = np.full(out_shape, constant, dtype=value.dtype)
+    # Write the interior once and fill only the borders: filling the whole output
+    # first would write every element twice.
+    out = np.empty(out_shape, dtype=value.dtype)
     out[tuple(slice(b, b + d) for d, (b, _) in zip(value.shape, pads))] = value
+    for axis, (before, after) in enumerate(pads):
+        if before:
+            out[(slice(None),) * axis + (slice(0, before),)] = constant
+        if after:
+            out[(slice(None),) * axis + (slice(out_shape[axis] - after, None),)] = constant
     return out
 
 

@@ -48,6 +48,7 @@ from tfx.core.errors import InvalidArgumentError, UnimplementedError
 from tfx.core.ops import nn_ops
 from tfx.core.ops.nn_ops import DataFormat
 from tfx.kernels.base import OpKernel, register_kernel
+from tfx.kernels.cpu.intra_op import map_batch
 
 _HALF = frozenset({dtypes.float16.np, dtypes.bfloat16.np})
 Pads = Sequence[tuple[int, int]]
@@ -329,6 +330,10 @@ class _Conv(OpKernel):
         # Multiply-adds (ignoring strides) over 8, as MatMul counts them.
         return x.size * w.size // max(1, w.shape[-2]) // 8
 
+    def split_work(self, x: np.ndarray, w: np.ndarray) -> int:
+        """The multiply-adds `intra_op` weighs when splitting a forward pass over the batch."""
+        return self.work(x, w) * 8
+
     def _input(self, x: np.ndarray, what: str) -> np.ndarray:
         _check_rank(x, self.rank, what)
         return _channels_last(x, self._fmt).astype(self._work, copy=False)
@@ -356,8 +361,15 @@ class Conv2D(_Conv):
     """2-D convolution (cross-correlation), optionally grouped; NHWC or NCHW."""
 
     def compute(self, x, w):
-        y = conv_forward(self._input(x, "input"), self._filter(w), self._window)
-        return (_restore_layout(y, self._fmt, self._dtype),)
+        x_last, w = self._input(x, "input"), self._filter(w)
+        return (map_batch(
+            lambda rows: _restore_layout(conv_forward(x_last[rows], w, self._window),
+                                         self._fmt, self._dtype),
+            x.shape[0], self.split_work(x, w), self._dtype),)
+
+    def split_work(self, x: np.ndarray, w: np.ndarray) -> int:
+        # A 1x1 filter is a plain matrix product, whose BLAS uses the cores itself.
+        return 0 if math.prod(w.shape[:-2]) == 1 else super().split_work(x, w)
 
 
 @register_kernel("Conv3D", "CPU", T=FLOATS)
@@ -502,8 +514,11 @@ class DepthwiseConv2dNative(_Conv):
     """Depthwise 2-D convolution: each input channel has its own filters (channel multiplier M)."""
 
     def compute(self, x, w):
-        y = depthwise_forward(self._input(x, "input"), self._filter(w), self._window)
-        return (_restore_layout(y, self._fmt, self._dtype),)
+        x_last, w = self._input(x, "input"), self._filter(w)
+        return (map_batch(
+            lambda rows: _restore_layout(depthwise_forward(x_last[rows], w, self._window),
+                                         self._fmt, self._dtype),
+            x.shape[0], self.split_work(x, w), self._dtype),)
 
 
 @register_kernel("DepthwiseConv2dNativeBackpropInput", "CPU", T=FLOATS)

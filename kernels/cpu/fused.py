@@ -21,6 +21,8 @@ from tfx.core.kernel_registry import find_kernel
 from tfx.core.op_registry import get_op
 from tfx.core.ops.fused_ops import ACTIVATIONS, FUSED_OPS
 from tfx.kernels.base import OpKernel, register_kernel
+from tfx.kernels.cpu.intra_op import map_batch
+from tfx.kernels.cpu.nn import add_bias
 
 _HALF_AND_UP = (dtypes.float16, dtypes.float32, dtypes.float64)
 
@@ -29,6 +31,9 @@ class _FusedLinear(OpKernel):
     """The linear op's kernel, then bias and activation in place on its output."""
 
     expensive = True
+    # Whether to split a large batch over the cores (intra_op); a matrix product's
+    # BLAS does that itself.
+    split_batch = False
 
     def setup(self, fused_ops: list[str] = (), leakyrelu_alpha: float = 0.2,
               data_format: str = "NHWC", **attrs: Any) -> None:
@@ -56,17 +61,34 @@ class _FusedLinear(OpKernel):
         if not args:
             raise InvalidArgumentError(f"{self.op}: BiasAdd needs a bias argument")
         bias = args[0]
-        y = self._base.compute(x, w)[0]
+        work = self._base.split_work(x, w) if self.split_batch and x.ndim == 4 else 0
+        # Each piece of the batch gets its bias and activation while still in cache.
+        y = map_batch(lambda rows: self._base.compute(x[rows], w)[0], x.shape[0], work,
+                      self._np, lambda y, out: self._finish(y, bias, x, w, out))
+        return (y,)
+
+    def _check_bias(self, bias: np.ndarray, y: np.ndarray) -> None:
         channels = y.shape[1] if self._nchw else y.shape[-1]
         if bias.ndim != 1 or bias.shape[0] != channels:
             raise InvalidArgumentError(
                 f"Must provide as many biases as the last dimension of the input tensor: "
                 f"{list(bias.shape)} vs. {list(y.shape)}"
             )
-        # Work in place only on a buffer of our own (a kernel may return a view).
-        if not y.flags.writeable or np.may_share_memory(y, x) or np.may_share_memory(y, w):
-            y = np.array(y, dtype=self._np)
-        np.add(y, bias.reshape(-1, 1, 1) if self._nchw else bias, out=y)
+
+    def _finish(self, y: np.ndarray, bias: np.ndarray, x: np.ndarray, w: np.ndarray,
+                out: np.ndarray | None) -> np.ndarray:
+        """Bias and activation of y, into `out` (or in place when y is a buffer of our own)."""
+        self._check_bias(bias, y)
+        if out is None:
+            # Work in place only on a contiguous buffer of our own; a kernel may return a
+            # view (a strided convolution's every other column), and adding the bias into
+            # a fresh array makes the copy for free.
+            if (y.flags.c_contiguous and y.flags.writeable and y.dtype == self._np
+                    and not np.may_share_memory(y, x) and not np.may_share_memory(y, w)):
+                out = y
+            else:
+                out = np.empty(y.shape, self._np)
+        y = add_bias(y, bias, 1 if self._nchw else y.ndim - 1, out=out)
         if self._activation == "Relu":
             np.maximum(y, 0, out=y)
         elif self._activation == "Relu6":
@@ -78,17 +100,21 @@ class _FusedLinear(OpKernel):
         elif self._activation == "LeakyRelu":
             negative = y < 0
             y[negative] *= y.dtype.type(self._alpha)
-        return (y,)
+        return y
 
 
 @register_kernel("_FusedConv2D", "CPU", T=_HALF_AND_UP)
 class _FusedConv2D(_FusedLinear):
     """Conv2D + BiasAdd (+ activation)."""
 
+    split_batch = True
+
 
 @register_kernel("_FusedDepthwiseConv2dNative", "CPU", T=dtypes.FLOATS)
 class _FusedDepthwiseConv2dNative(_FusedLinear):
     """DepthwiseConv2dNative + BiasAdd (+ activation)."""
+
+    split_batch = True
 
 
 @register_kernel("_FusedMatMul", "CPU", T=(dtypes.bfloat16, dtypes.float16, dtypes.float32))

@@ -414,6 +414,31 @@ def _channel_axis(x: np.ndarray, data_format: str) -> int:
     return 1 if data_format.startswith("NC") else x.ndim - 1
 
 
+# A bias shorter than this is tiled along the row before adding: numpy's broadcast
+# inner loop runs over the channels only, and a short one costs more than the adds.
+_TILE_BIAS_BELOW = 256
+
+
+def add_bias(value: np.ndarray, bias: np.ndarray, axis: int,
+             out: np.ndarray | None = None) -> np.ndarray:
+    """value + bias along `axis`, into `out` (same shape; a new array when None).
+
+    `out` may be `value` itself. With the channels last and both arrays C-contiguous,
+    the bias is repeated along the next-to-last dimension so each add runs over a
+    whole row: about three times faster for the 8 to 64 channels of a small network.
+    """
+    if out is None:
+        out = np.empty(value.shape, np.result_type(value, bias))
+    if (axis == value.ndim - 1 and value.ndim >= 2 and bias.shape[0] < _TILE_BIAS_BELOW
+            and value.flags.c_contiguous and out.flags.c_contiguous and value.size):
+        row = value.shape[-2] * bias.shape[0]
+        np.add(value.reshape(-1, row), np.tile(bias, value.shape[-2]), out=out.reshape(-1, row))
+        return out
+    if axis != value.ndim - 1:
+        bias = bias.reshape((-1,) + (1,) * (value.ndim - axis - 1))
+    return np.add(value, bias, out=out)
+
+
 @register_kernel("BiasAdd", "CPU", T=NUMBERS)
 class BiasAdd(OpKernel):
     """value + bias along the channel dimension (last for NHWC, 1 for NCHW)."""
@@ -430,9 +455,7 @@ class BiasAdd(OpKernel):
                 "Must provide as many biases as the channel dimension of the input tensor: "
                 f"{list(bias.shape)} vs. {list(value.shape)}"
             )
-        if axis != value.ndim - 1:
-            bias = bias.reshape((-1,) + (1,) * (value.ndim - axis - 1))
-        return (np.add(value, bias),)
+        return (add_bias(value, bias, axis),)
 
 
 @register_kernel("BiasAddV1", "CPU", T=NUMBERS)
