@@ -7,41 +7,15 @@ Inputs are made read-only so a kernel that writes into its input fails loudly.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from kernel_checks import numeric_grad, run1
 
-from tfx.core.eager import run_op
 from tfx.core.errors import InvalidArgumentError, UnimplementedError
 
 FAST = settings(max_examples=30, deadline=None)
-
-
-def frozen(value, dtype=None) -> np.ndarray:
-    array = np.array(value, dtype=dtype)
-    array.flags.writeable = False
-    return array
-
-
-def run1(op: str, *inputs, **attrs) -> np.ndarray:
-    (out,) = run_op(op, [frozen(v) if isinstance(v, np.ndarray) else v for v in inputs],
-                    **attrs)
-    return np.asarray(out)
-
-
-def numeric_grad(f: Callable[[np.ndarray], np.ndarray], x: np.ndarray, weights: np.ndarray,
-                 eps: float = 1e-6) -> np.ndarray:
-    """d/dx of sum(f(x) * weights) by central differences."""
-    grad = np.zeros(x.shape, np.float64)
-    for index in np.ndindex(x.shape):
-        plus, minus = x.copy(), x.copy()
-        plus[index] += eps
-        minus[index] -= eps
-        grad[index] = np.sum((f(plus) - f(minus)) * weights) / (2 * eps)
-    return grad
 
 
 # --- naive references (NHWC, float64) --------------------------------------------------

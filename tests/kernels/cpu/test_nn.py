@@ -8,49 +8,19 @@ Inputs are made read-only so a kernel that writes into its input fails loudly.
 from __future__ import annotations
 
 import warnings
-from collections.abc import Callable
 
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
+from kernel_checks import numeric_grad, run, run1
 
-from tfx.core.eager import run_op
 from tfx.core.errors import InvalidArgumentError
 
 FAST = settings(max_examples=30, deadline=None)
 SELU_SCALE = 1.0507009873554804934193349852946
 SELU_ALPHA = 1.6732632423543772848170429916717
-
-
-def frozen(value, dtype=None) -> np.ndarray:
-    array = np.array(value, dtype=dtype)
-    array.flags.writeable = False
-    return array
-
-
-def run(op: str, *inputs, **attrs):
-    return run_op(op, [frozen(v) if isinstance(v, (np.ndarray, np.generic)) else v
-                       for v in inputs], **attrs)
-
-
-def run1(op: str, *inputs, **attrs) -> np.ndarray:
-    return np.asarray(run(op, *inputs, **attrs)[0])
-
-
-def numeric_grad(f: Callable[[np.ndarray], np.ndarray], x: np.ndarray, weights: np.ndarray,
-                 eps: float) -> np.ndarray:
-    """d/dx of sum(f(x) * weights) by central differences (computed in float64)."""
-    grad = np.zeros(x.shape, np.float64)
-    for index in np.ndindex(x.shape):
-        plus, minus = x.copy(), x.copy()
-        plus[index] += eps
-        minus[index] -= eps
-        up = np.sum(np.asarray(f(plus), np.float64) * weights)
-        down = np.sum(np.asarray(f(minus), np.float64) * weights)
-        grad[index] = (up - down) / (2 * eps)
-    return grad
 
 
 def away_from(x: np.ndarray, kinks: tuple[float, ...], margin: float = 0.05) -> np.ndarray:

@@ -13,32 +13,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
+from kernel_checks import run, run1
 
 from tfx.core import dtypes, limits
-from tfx.core.eager import run_op
 from tfx.core.errors import InvalidArgumentError, ResourceExhaustedError
 from tfx.core.op_registry import get_op
 from tfx.core.shapes import ShapeContext
 
 BF16 = np.dtype(ml_dtypes.bfloat16)
 FAST = settings(max_examples=25, deadline=None)
-
-
-def frozen(value, dtype=None) -> np.ndarray:
-    array = np.array(value, dtype=dtype)
-    array.flags.writeable = False
-    return array
-
-
-def run(op: str, *inputs, **attrs):
-    """run_op on read-only copies; numpy scalars become 0-d arrays so they keep their dtype."""
-    return run_op(op, [frozen(v) if isinstance(v, (np.ndarray, np.generic)) else v
-                       for v in inputs], **attrs)
-
-
-def run1(op: str, *inputs, **attrs):
-    (out,) = run(op, *inputs, **attrs)
-    return np.asarray(out)
 
 
 def axes_of(x: np.ndarray):
