@@ -176,6 +176,12 @@ def _run_both(graph: tf.Graph, tensorflow_run, fetches: list, feeds: dict,
     return [np.asarray(o, np.float64) for o in ours], [np.asarray(t, np.float64) for t in theirs]
 
 
+def _value_and_slope(forward, at: float) -> list[float]:
+    """forward(at) and its derivative by central differences: what (v, dv/dx) should be."""
+    h = 1e-6
+    return [forward(at), (forward(at + h) - forward(at - h)) / (2 * h)]
+
+
 def test_nested_gradient_inner_count_from_outer_counter(graph: tf.Graph, tensorflow_run) -> None:
     x = tf.placeholder(tf.float32, [], name="x")
 
@@ -199,8 +205,7 @@ def test_nested_gradient_inner_count_from_outer_counter(graph: tf.Graph, tensorf
         return v
 
     ours, theirs = _run_both(graph, tensorflow_run, [v, dx], {"x:0": np.float32(0.3)})
-    h = 1e-6
-    expected = [forward(0.3), (forward(0.3 + h) - forward(0.3 - h)) / (2 * h)]
+    expected = _value_and_slope(forward, 0.3)
     np.testing.assert_allclose(ours, expected, rtol=1e-4)
     np.testing.assert_allclose(theirs, ours, rtol=1e-5)
 
@@ -230,8 +235,7 @@ def test_nested_gradient_independent_inner_loops(graph: tf.Graph, tensorflow_run
         return v
 
     ours, theirs = _run_both(graph, tensorflow_run, [v, dx], {"x:0": np.float32(0.4)})
-    h = 1e-6
-    expected = [forward(0.4), (forward(0.4 + h) - forward(0.4 - h)) / (2 * h)]
+    expected = _value_and_slope(forward, 0.4)
     np.testing.assert_allclose(ours, expected, rtol=1e-4)
     np.testing.assert_allclose(theirs, ours, rtol=1e-5)
 
@@ -286,8 +290,7 @@ def test_nested_gradient_with_cond_in_inner_loop(graph: tf.Graph, tensorflow_run
         return v
 
     ours, theirs = _run_both(graph, tensorflow_run, [v, dx], {"x:0": np.float32(1.2)})
-    h = 1e-6
-    expected = [forward(1.2), (forward(1.2 + h) - forward(1.2 - h)) / (2 * h)]
+    expected = _value_and_slope(forward, 1.2)
     np.testing.assert_allclose(ours, expected, rtol=1e-4)
     np.testing.assert_allclose(theirs, ours, rtol=1e-5)
 
@@ -317,8 +320,7 @@ def test_three_nested_loops_gradient(graph: tf.Graph, tensorflow_run) -> None:
         return v
 
     ours, theirs = _run_both(graph, tensorflow_run, [v, dx], {"x:0": np.float32(0.8)})
-    h = 1e-6
-    expected = [forward(0.8), (forward(0.8 + h) - forward(0.8 - h)) / (2 * h)]
+    expected = _value_and_slope(forward, 0.8)
     np.testing.assert_allclose(ours, expected, rtol=1e-4)
     np.testing.assert_allclose(theirs, ours, rtol=1e-5)
 
@@ -346,8 +348,7 @@ def test_gradient_of_loop_in_cond_in_loop(graph: tf.Graph, tensorflow_run) -> No
                 v = v * x
         return v
 
-    h = 1e-6
-    expected = [forward(0.8), (forward(0.8 + h) - forward(0.8 - h)) / (2 * h)]
+    expected = _value_and_slope(forward, 0.8)
     theirs = tensorflow_run(graph.as_graph_def(), [v.name, dx.name], {"x:0": np.float32(0.8)})
     np.testing.assert_allclose([float(t) for t in theirs], expected, rtol=1e-4)
     with tf.Session() as s:
