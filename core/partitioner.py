@@ -28,9 +28,9 @@ client sends a feed, and receives a fetch, under
 producers on other devices reach them through ordinary Send/Recv pairs. This
 is what a worker's RunGraph takes and returns (the rendezvous keys of its
 sends and receives); the in-process runner is `tfx.core.multi_device`.
-Without feeds or fetches (`tfx partition` of a whole graph) nothing is added:
-a placeholder stays where the placer put it (at the client's device, unless
-it asks for another).
+Without feeds or fetches (`tfx partition` of a whole graph, without `--feed`
+or `--fetch`) nothing is added: a placeholder stays where the placer put it
+(at the client's device, unless it asks for another).
 """
 
 from __future__ import annotations
@@ -192,14 +192,14 @@ def partition(graph: Graph, incarnations: Mapping[str, int] | None = None, *,
         ...                   client="/job:localhost/replica:0/task:0/device:CPU:0")
         >>> parts.feeds[0].key, sorted(parts.graphs)
     """
-    device_of = _devices(graph)
+    device_of = placed_devices(graph)
     incarnations = dict(incarnations or {})
     client_feeds: list[ClientTensor] = []
     client_fetches: list[ClientTensor] = []
     if feeds or fetches:
         graph, client_feeds, client_fetches = _at_client(graph, feeds, fetches, client,
                                                          incarnations)
-        device_of = _devices(graph)
+        device_of = placed_devices(graph)
     for device in set(device_of.values()):
         incarnations.setdefault(device, incarnation_of(device))
     paths = frame_paths(graph)
@@ -324,7 +324,22 @@ def _attrs(op: str, **values: Any) -> dict[str, graph_pb2.AttrValue]:
     return dict(make_node_def(op, "_", [], values).attr)
 
 
-def _devices(graph: Graph) -> dict[str, str]:
+def placed_devices(graph: Graph) -> dict[str, str]:
+    """Where each node of a placed graph runs.
+
+    Args:
+        graph: every node carries a full device name.
+
+    Returns:
+        Node name -> its full device name, in TensorFlow's canonical spelling.
+
+    Raises:
+        InvalidArgumentError: a node without a full device name (the graph is not placed)
+            or with a malformed one.
+
+    Example:
+        >>> sorted(set(placed_devices(graph).values()))
+    """
     device_of: dict[str, str] = {}
     unplaced: list[str] = []
     for node in graph:

@@ -1,5 +1,7 @@
-"""`tfx partition`: one .pb per device plus index.json; the table and --json; one-line
-errors for graphs that are not placed."""
+"""`tfx partition`: one .pb per device plus index.json; the table and --json; a step's
+feeds and fetches through client-terminated _Recv/_Send (the pieces run to the whole graph's
+values); one-line errors, and nothing written, for graphs that are not placed and for bad
+feeds, fetches and clients."""
 
 from __future__ import annotations
 
@@ -130,3 +132,98 @@ def test_run_a_folder_of_partitions(tmp_path: Path, capsys) -> None:
     (tmp_path / "parts" / "index.json").write_text("[]")
     code, _, stderr = tfx_cli(capsys, "run", str(tmp_path / "parts"), "--devices", "cpu:0")
     assert code == 2 and "index.json: not a tfx partition index" in stderr
+
+
+def _attr(node: graph_pb2.NodeDef, name: str) -> object:
+    value = node.attr[name]
+    return getattr(value, value.WhichOneof("value"))
+
+
+def test_feeds_and_fetches_go_through_the_client(tmp_path: Path, capsys,
+                                                 monkeypatch) -> None:
+    # x is fed, c and a are fetched: the step's graphs, as TensorFlow cuts them.
+    monkeypatch.setenv("COLUMNS", "200")
+    out = tmp_path / "step"
+    code, stdout, stderr = tfx_cli(capsys, "partition", _placed(tmp_path), "-o", str(out),
+                                   "--feed", "x", "--fetch", "c:0", "--fetch", "a")
+    assert code == 0, stderr
+    assert "feed x:0: _recv_x_0 on " + CPU0 in stdout
+    index = json.loads((out / "index.json").read_text())
+    incarnation = next(t["send_device_incarnation"] for t in index["transfers"]
+                       if t["send_device"] == CPU0)
+    assert index["feeds"] == [
+        {"tensor": "x:0", "node": "_recv_x_0", "device": CPU0,
+         "key": create_key(CPU0, incarnation, CPU0, "x:0")},
+    ]
+    assert [(f["tensor"], f["node"], f["key"]) for f in index["fetches"]] == [
+        ("c:0", "_send_c_0", create_key(CPU0, incarnation, CPU0, "c:0")),
+        ("a:0", "_send_a_0", create_key(CPU0, incarnation, CPU0, "a:0")),
+    ]
+    part0 = {n.name: n for n in load_graph(str(out / file_name(CPU0))).node}
+    # The placeholder stays, unread: its readers read the client's Recv instead.
+    assert not any("x" in node.input for node in part0.values())
+    recv, send = part0["_recv_x_0"], part0["_send_c_0"]
+    assert recv.op == "_Recv" and send.op == "_Send" and list(send.input) == ["c"]
+    for node in (recv, send, part0["_send_a_0"]):
+        assert node.device == CPU0
+        assert _attr(node, "client_terminated") is True
+        assert _attr(node, "send_device") == _attr(node, "recv_device") == CPU0.encode()
+        assert _attr(node, "send_device_incarnation") == incarnation
+    assert _attr(recv, "tensor_name") == b"x:0" and _attr(send, "tensor_name") == b"c:0"
+    # a is computed on CPU:1 and reaches its fetch Send on CPU:0 through a Send/Recv pair.
+    assert [t["source"] for t in index["transfers"]] == ["_recv_x_0:0", "a:0", "b:0"]
+
+    # The pieces, run as a worker runs them (sends in, recv keys out), give the values
+    # of the whole graph.
+    from tfx.core.executor import StepState
+    from tfx.core.graph import Graph
+    from tfx.core.multi_device import PartitionJob, run_partitions
+    from tfx.core.plan_builder import build_plan
+    from tfx.core.resources import ResourceManager
+
+    jobs = []
+    for entry in index["devices"]:
+        part = Graph.from_graph_def(load_graph(str(out / entry["file"])))
+        sends = [node.name for node in part if node.op == "_Send"]
+        jobs.append(PartitionJob(entry["device"], build_plan(part, [], [], sends)))
+    x = np.array([-1.5, 2.0], np.float32)
+    c, a = run_partitions(jobs, StepState(ResourceManager()), {index["feeds"][0]["key"]: x},
+                          [f["key"] for f in index["fetches"]])
+    np.testing.assert_array_equal(c, -x + np.abs(x))
+    np.testing.assert_array_equal(a, -x)
+
+
+def test_the_client_device_can_be_chosen(tmp_path: Path, capsys) -> None:
+    out = tmp_path / "step"
+    code, stdout, stderr = tfx_cli(capsys, "partition", _placed(tmp_path), "-o", str(out),
+                                   "--fetch", "c", "--client", "cpu:1", "--json")
+    assert code == 0, stderr
+    [fetch] = json.loads(stdout)["fetches"]
+    assert fetch["device"] == CPU1 and fetch["key"].startswith(CPU1 + ";")
+    part1 = load_graph(str(out / file_name(CPU1)))
+    assert "_send_c_0" in [n.name for n in part1.node]
+    # Without feeds or fetches, the index has none (the whole-graph format).
+    code, stdout, _ = tfx_cli(capsys, "partition", _placed(tmp_path), "-o",
+                              str(tmp_path / "whole"), "--client", CPU1, "--json")
+    assert code == 0 and "feeds" not in json.loads(stdout)
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["--feed", "y"], "error: feed 'y:0': no node named 'y' in the graph"),
+    (["--fetch", "c:1"], "error: fetch 'c:1': tensor 'c:1' does not exist: node 'c' (op Add) "
+                         "has 1 output(s)"),
+    (["--feed", "x:0", "--client", "gpu:0"],
+     f"error: --client 'gpu:0' is not one of the graph's devices: {CPU0}, {CPU1}"),
+    (["--fetch", "c", "--client", "cpu:*"],
+     f"error: --client 'cpu:*' is not one of the graph's devices (it matches 2: give a full "
+     f"name): {CPU0}, {CPU1}"),
+    (["--fetch", "c", "--client", "/job:"], "error: --client: malformed device name"),
+])
+def test_bad_feeds_fetches_and_clients_write_nothing(tmp_path: Path, capsys, argv: list[str],
+                                                     message: str) -> None:
+    out = tmp_path / "step"
+    code, stdout, stderr = tfx_cli(capsys, "partition", _placed(tmp_path), "-o", str(out),
+                                   *argv)
+    assert code == 2 and stdout == ""
+    assert stderr.startswith(message) and stderr.count("\n") == 1, stderr
+    assert not out.exists()
