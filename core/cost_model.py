@@ -9,7 +9,10 @@ leaves unknown). A dimension still unknown counts as `unknown_dim` (1).
 From shapes, each node gets FLOPs (MatMul 2mnk, convolutions
 2 x output x window x input channels, pooling output x window, transcendental
 functions ~10 per element, anything else one per element) and bytes touched
-(inputs + outputs). Its time on a device is
+(inputs + outputs). A gather (Gather, GatherV2, GatherNd and their resource
+forms: an embedding lookup) touches only the rows it gathers, not the table it
+gathers them from: its table counts as its output's size, and it does one
+FLOP per output element. Its time on a device is
 
     op_overhead + max(FLOPs / flops, bytes / mem_bandwidth)
 
@@ -60,6 +63,10 @@ _TRANSCENDENTAL = frozenset({
 _SOFTMAX = frozenset({"Softmax", "LogSoftmax", "SoftmaxCrossEntropyWithLogits",
                       "SparseSoftmaxCrossEntropyWithLogits"})
 _VARIABLE_OPS = frozenset({"VariableV2", "Variable", "VarHandleOp"})
+# Lookups: input 0 is the table (params, or a resource variable's handle), and only the
+# gathered rows of it are read, one output's worth, however large the table.
+_GATHER_OPS = frozenset({"Gather", "GatherV2", "GatherNd", "ResourceGather",
+                         "ResourceGatherNd"})
 _OBJECT_ITEM_BYTES = 8  # strings, handles: count a pointer each
 
 
@@ -400,6 +407,8 @@ class CostModel:
         in_shapes = [self.shapes.get(s) for s in node.inputs]
         out_shapes = [self.shapes.get(o) for o in outputs]
         in_bytes = sum(self._tensor_bytes(s) for s in node.inputs)
+        if node.op in _GATHER_OPS and node.inputs:
+            in_bytes += sum(out_bytes) - self._tensor_bytes(node.inputs[0])
         self._bytes[name] = float(in_bytes + sum(out_bytes))
         self._flops[name] = float(self._estimate_flops(node, in_shapes, out_shapes))
 
@@ -418,6 +427,8 @@ class CostModel:
     def _estimate_flops(self, node: Node, ins: list[Shape], outs: list[Shape]) -> float:
         op = node.op
         out_elems = sum(self._elements(s) for s in outs) if outs else 0
+        if op in _GATHER_OPS:
+            return float(out_elems)  # a copy per gathered element, none per table element
         try:
             attrs = node.attrs
             if op == "MatMul" and len(ins) == 2:

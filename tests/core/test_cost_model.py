@@ -87,6 +87,40 @@ def test_conv_and_pool_flops() -> None:
     assert model.flops(graph.node("pool")) == (2 * 4 * 4 * 16) * 4
 
 
+def test_a_gather_costs_the_rows_it_reads_not_the_table() -> None:
+    # An embedding lookup: 512 rows of a 1M x 64 float table (256 MB); the gathered rows
+    # are 128 KB. Each form of gather costs its output's worth, not the table's.
+    vocab, dim, ids = 1_000_000, 64, 512
+    graph_def = graph_pb2.GraphDef()
+    graph_def.node.extend([
+        make_node_def("VariableV2", "table", [], {"dtype": "float32", "shape": (vocab, dim)}),
+        make_node_def("VarHandleOp", "handle", [], {"dtype": "float32", "shape": (vocab, dim)}),
+        make_node_def("Placeholder", "ids", [], {"dtype": "int32", "shape": (ids,)}),
+        make_node_def("Const", "axis", [], {"dtype": "int32", "value": np.int32(0)}),
+        make_node_def("Gather", "gather", ["table", "ids"],
+                      {"Tparams": "float32", "Tindices": "int32"}),
+        make_node_def("GatherV2", "gather_v2", ["table", "ids", "axis"],
+                      {"Tparams": "float32", "Tindices": "int32", "Taxis": "int32"}),
+        make_node_def("ResourceGather", "resource_gather", ["handle", "ids"],
+                      {"dtype": "float32", "Tindices": "int32"}),
+    ])
+    graph = Graph.from_graph_def(graph_def)
+    # ResourceGather's shape function cannot see the variable's shape: pin its output.
+    model = CostModel(graph, input_shapes={"resource_gather:0": (ids, dim)})
+    cpu = DeviceSet.from_names("cpu:0").devices[0]
+    rows = ids * dim * 4
+    for name, extra in (("gather", 0), ("gather_v2", 4), ("resource_gather", 0)):
+        node = graph.node(name)
+        assert model.output_bytes(node) == [rows]
+        # The rows read from the table, the indices (and axis), the rows written.
+        assert model.bytes_accessed(node) == rows + ids * 4 + extra + rows
+        assert model.flops(node) == ids * dim
+        seconds = model.compute_time(node, cpu)
+        assert seconds == pytest.approx(cpu.op_overhead + (2 * rows + ids * 4 + extra)
+                                        / cpu.mem_bandwidth)
+        assert seconds < 1e-3 < vocab * dim * 4 / cpu.mem_bandwidth  # the table: 25.6 ms
+
+
 def test_measured_profile_replaces_estimates(tmp_path: Path) -> None:
     graph = _graph()
     x = np.ones((4, 784), np.float32)
