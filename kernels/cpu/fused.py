@@ -90,7 +90,7 @@ class _FusedLinear(OpKernel):
                 out = np.empty(y.shape, self._np)
         y = add_bias(y, bias, 1 if self._nchw else y.ndim - 1, out=out)
         if self._activation == "Relu":
-            np.maximum(y, 0, out=y)
+            np.clip(y, 0, np.inf, out=y)  # as the Relu kernel: 3x faster than np.maximum(y, 0)
         elif self._activation == "Relu6":
             np.clip(y, 0, 6, out=y)
         elif self._activation == "Elu":
