@@ -372,6 +372,11 @@ def set_trace_hook(hook: Callable[[Plan], Plan] | None) -> Callable[[Plan], Plan
     return previous
 
 
+def tracing() -> bool:
+    """Whether a step trace is recording."""
+    return _trace_hook is not None
+
+
 def run_plan(plan: Plan, feed_values: Sequence[Any], state: StepState) -> list[Any]:
     """Run one step; return the fetched values in plan order."""
     if _trace_hook is not None:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from tfx.core import loop_compiler
 from tfx.core.errors import InvalidArgumentError, NotFoundError, TfxError
@@ -39,6 +40,8 @@ class PreparedStep:
     feeds: tuple[FeedSpec, ...]
     # For each requested fetch: ("plan", k) for plan fetch k, or ("feed", j) for feed j.
     fetch_sources: tuple[tuple[str, int], ...]
+    # How the step may be cut along the batch (`batch_split`), or None.
+    batch_split: Any = None
 
 
 def build_plan(

@@ -11,13 +11,17 @@ signature is seen the graph is optimized for it (`tfx.core.passes`, level
 simplification, CSE and dependency optimization, which keep every result bit
 for bit), pruned to what it needs and compiled into a plan (`plan_builder`);
 the plan is cached, so a repeated step costs a dict lookup, the feed checks
-and the kernels. State (variables, queues) lives in
-the session's resource manager and persists across steps. Several threads may
-call `run` at once.
+and the kernels. A step that computes its fetches example by example along
+the feeds' first dimension (an inference batch) may run as one slice of the
+batch per core (`batch_split`; the values may differ from an uncut run's in
+the rounding of matrix products). State (variables, queues) lives in the
+session's resource manager and persists across steps. Several threads may call
+`run` at once.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 import warnings
 from collections.abc import Mapping
@@ -25,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from tfx.core import allocator, dtypes, tensor_util
+from tfx.core import allocator, batch_split, dtypes, tensor_util
 from tfx.core.errors import FailedPreconditionError, InvalidArgumentError, TfxError
 from tfx.core.executor import StepState, run_plan
 from tfx.core.graph import Graph
@@ -128,8 +132,15 @@ class Session:
         if prepared is None:
             prepared = self._prepare(key)
         converted = [_check_feed(spec, value) for spec, value in zip(prepared.feeds, feed_values)]
-        state = StepState(self._resources, None, timeout if timeout is not None else self._timeout)
-        results = run_plan(prepared.plan, converted, state)
+        timeout = timeout if timeout is not None else self._timeout
+        plan, resources = prepared.plan, self._resources
+        split = prepared.batch_split
+        if split is None:
+            results = run_plan(plan, converted, StepState(resources, None, timeout))
+        else:
+            results = split.run(
+                lambda values: run_plan(plan, values, StepState(resources, None, timeout)),
+                converted)
         values = [
             results[k] if source == "plan" else converted[k]
             for source, k in prepared.fetch_sources
@@ -138,7 +149,12 @@ class Session:
 
     def _prepare(self, key: tuple) -> PreparedStep:
         feeds, fetches, targets = key
-        prepared = build_plan(self._step_graph(feeds, fetches, targets), feeds, fetches, targets)
+        graph = self._step_graph(feeds, fetches, targets)
+        prepared = build_plan(graph, feeds, fetches, targets)
+        ranks = [None if spec.shape is None else len(spec.shape) for spec in prepared.feeds]
+        split = batch_split.analyze(graph, feeds, fetches, targets, ranks)
+        if split is not None:
+            prepared = dataclasses.replace(prepared, batch_split=split)
         with self._lock:
             return self._plans.setdefault(key, prepared)
 

@@ -31,7 +31,7 @@ import numpy as np
 
 from tfx.core.errors import InvalidArgumentError
 
-__all__ = ["batch_pieces", "map_batch", "run_pieces", "threads"]
+__all__ = ["batch_pieces", "inside", "map_batch", "run_pieces", "threads"]
 
 # Multiply-adds a piece must have before a thread handoff (about 30 µs) pays.
 MIN_PIECE_WORK = 1 << 19
@@ -63,6 +63,11 @@ def threads() -> int:
     return _threads
 
 
+def inside() -> bool:
+    """Whether this thread is running a piece (which must not split again)."""
+    return getattr(_local, "inside", False)
+
+
 def batch_pieces(batch: int, work: int) -> list[slice]:
     """Slices of range(batch), as even as possible: a few per thread that has work.
 
@@ -70,7 +75,7 @@ def batch_pieces(batch: int, work: int) -> list[slice]:
     scheduled leaves its pieces to the others instead of holding the kernel up.
     """
     count = min(threads() * PIECES_PER_THREAD, batch, work // MIN_PIECE_WORK)
-    if count <= 1 or threads() == 1 or getattr(_local, "inside", False):
+    if count <= 1 or threads() == 1 or inside():
         return [slice(0, batch)]
     bounds = [batch * k // count for k in range(count + 1)]
     return [slice(start, stop) for start, stop in zip(bounds, bounds[1:])]

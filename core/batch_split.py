@@ -1,0 +1,421 @@
+"""Batch-parallel steps: a step computed example by example runs as one step per core.
+
+An inference step of a convolutional network is one chain of kernels: the
+executor finds nothing independent to run at once, and a kernel splitting its
+own batch (`kernels/cpu/intra_op`) hands work to a thread and waits for it at
+every node. When every fetched value is computed row by row of the feeds'
+first dimension, the step itself can be cut instead: each core runs the whole
+plan on a slice of the batch, and the fetched slices are concatenated. Each
+example meets the same kernels, so the values are the uncut step's up to the
+rounding of matrix products, which BLAS blocks by the number of rows (as
+TensorFlow's results depend on its batch size); a given batch and thread count
+always gives the same values. The intermediate tensors of a slice are smaller,
+so more of them stay in cache.
+
+`analyze` decides, once per prepared step, whether a step may be cut. A tensor
+is either *batched* (axis 0 is the example axis: the fed tensors of rank >= 1
+and what per-example ops compute from them) or *free* (independent of the
+feeds: constants, variable reads and pure functions of them; fed scalars). An
+op may take a batched input only when a rule below says how its output keeps
+the example axis: elementwise ops (a free operand must broadcast without
+touching axis 0), convolutions and pooling over input 0, Pad/reductions/
+Concat/Squeeze/ExpandDims/Transpose/ArgMax that leave axis 0 alone, MatMul
+with the batch on the left, Softmax, Reshape to `[-1, ...]` of the same
+example size, inference batch norm. Anything else, a stateful or random op
+anywhere in the step, a control-flow op, a target, or a fetch that is not
+batched, and the step runs uncut. The rules read constant inputs (axes,
+paddings, shapes) and static shapes, so a graph whose constants were folded
+for one batch size (a Reshape to `[32, 1280]`) is refused, not miscomputed.
+
+`BatchSplit.pieces` decides, per run, whether cutting pays: more than one
+thread (`intra_op.threads()`; TFX_INTRA_OP_THREADS=1 turns cutting off), a
+batch of at least two, no step trace recording (a profile counts one step as
+one), and kernels heavy enough that the per-node cost of a second run is
+small beside them, judged from the uncut runs so far (the fastest, the first
+left out as warm-up) scaled to the slice's batch. The slices run through
+`intra_op.run_pieces` (the calling thread works too), so kernels inside them do
+not split again.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from tfx.core import executor
+from tfx.core.graph import Graph, Node, Output
+from tfx.core.passes.analysis import infer_shapes
+from tfx.core.passes.base import CONTROL_FLOW_OPS, INPUT_OPS, binds, has_side_effects
+from tfx.kernels.cpu import intra_op
+
+__all__ = ["BatchSplit", "analyze"]
+
+# A slice's kernels must take this long per node on average, or the second run's
+# per-node overhead (Python, under one GIL) costs more than the cores gain.
+MIN_NODE_SECONDS_PER_PIECE = 40e-6
+
+_VARIABLE_READS = frozenset({"VariableV2", "Variable", "VarHandleOp", "ReadVariableOp"})
+_UNARY = frozenset({
+    "Identity", "Snapshot", "StopGradient", "PreventGradient", "Cast", "Relu", "Relu6", "Elu",
+    "Selu", "LeakyRelu", "Sigmoid", "Tanh", "Softplus", "Softsign", "Neg", "Abs", "Exp",
+    "Expm1", "Log", "Log1p", "Sqrt", "Rsqrt", "Square", "Reciprocal", "Inv", "Floor", "Ceil",
+    "Round", "Rint", "Sign", "Erf", "Erfc", "Sin", "Cos", "Tan", "Asin", "Acos", "Atan",
+    "Sinh", "Cosh", "Asinh", "Acosh", "Atanh", "IsNan", "IsInf", "IsFinite", "LogicalNot",
+    "Gelu", "Mish", "ZerosLike", "OnesLike",
+})
+_BINARY = frozenset({
+    "Add", "AddV2", "Sub", "Mul", "Div", "RealDiv", "DivNoNan", "FloorDiv", "FloorMod",
+    "TruncateDiv", "Mod", "Maximum", "Minimum", "Pow", "SquaredDifference", "Atan2",
+    "Greater", "GreaterEqual", "Less", "LessEqual", "Equal", "NotEqual", "LogicalAnd",
+    "LogicalOr", "BiasAdd", "SelectV2", "AddN", "Relu6Grad", "ReluGrad", "ClipByValue",
+})
+# Ops that slide a window over input 0's spatial dims; the other inputs are weights.
+_WINDOWED = frozenset({
+    "Conv2D", "Conv3D", "DepthwiseConv2dNative", "_FusedConv2D",
+    "_FusedDepthwiseConv2dNative", "MaxPool", "AvgPool", "MaxPool3D", "AvgPool3D",
+    "LRN",
+})
+_REDUCTIONS = frozenset({"Mean", "Sum", "Max", "Min", "Prod", "All", "Any", "EuclideanNorm"})
+_LAST_AXIS = frozenset({"Softmax", "LogSoftmax"})
+_BATCH_NORMS = frozenset({"FusedBatchNorm", "FusedBatchNormV2", "FusedBatchNormV3"})
+
+
+@dataclass(frozen=True)
+class _Free:
+    """A tensor independent of the feeds, with its static shape (None when unknown)."""
+
+    shape: tuple | None
+
+
+@dataclass(frozen=True)
+class _Batched:
+    """A tensor whose axis 0 is the example axis."""
+
+    rank: int
+
+
+_Kind = Any  # _Free | _Batched
+
+
+def analyze(graph: Graph, feeds: Sequence[str], fetches: Sequence[str],
+            targets: Sequence[str], feed_ranks: Sequence[int | None]) -> BatchSplit | None:
+    """The step's BatchSplit, or None when it cannot be cut along the batch.
+
+    Args:
+        graph: the graph the step's plan was built from (after the step's optimization).
+        feeds, fetches, targets: the step's signature, as tensor and op names.
+        feed_ranks: each feed's rank (None when unknown: the step is then not cut).
+    """
+    if targets or not fetches:
+        return None
+    try:
+        fed = [graph.tensor(name) for name in feeds]
+        fetched = [graph.tensor(name) for name in fetches]
+    except Exception:  # noqa: BLE001 - a bad name is build_plan's error to report
+        return None
+    kinds: dict[Output, _Kind] = {}
+    batched_feeds = []
+    for output, rank in zip(fed, feed_ranks):
+        if rank is None:
+            return None
+        kinds[output] = _Batched(rank) if rank >= 1 else _Free(())
+        batched_feeds.append(rank >= 1)
+    if not any(batched_feeds):
+        return None
+    nodes = _closure([o.node for o in fetched], set(fed))
+    shapes = infer_shapes(graph, opaque={o.node.name for o in fed})
+    for node in graph.topological_order(nodes):
+        outputs = _node_kinds(node, kinds, shapes)
+        if outputs is None:
+            return None
+        for index, kind in enumerate(outputs):
+            output = Output(node, index)
+            if output not in kinds:  # a fed output keeps its feed's kind
+                kinds[output] = kind
+    if not all(isinstance(kinds.get(o), _Batched) for o in fetched):
+        return None
+    return BatchSplit(tuple(batched_feeds), len(nodes))
+
+
+def _closure(roots: list[Node], fed: set[Output]) -> list[Node]:
+    """Nodes the fetches need, stopping at fed tensors (as build_plan prunes)."""
+    seen: dict[Node, None] = {}
+    stack = list(roots)
+    while stack:
+        node = stack.pop()
+        if node in seen:
+            continue
+        seen[node] = None
+        stack.extend(source.node for source in node.inputs if source not in fed)
+        stack.extend(node.control_inputs)
+    return list(seen)
+
+
+def _node_kinds(node: Node, kinds: dict[Output, _Kind],
+                shapes: dict[Output, Any]) -> list[_Kind] | None:
+    """The kinds of the node's outputs, or None when the step cannot be cut here."""
+    if not binds(node) or node.op in CONTROL_FLOW_OPS:
+        return None
+    inputs = [kinds.get(source) for source in node.inputs]
+    if any(kind is None for kind in inputs):
+        return None  # reads a tensor the step cannot cut (a batch norm's batch statistics)
+    outputs = [Output(node, i) for i in range(node.num_outputs)]
+    if not any(isinstance(kind, _Batched) for kind in inputs):
+        if node.op in INPUT_OPS:
+            return None  # an unfed placeholder: the step fails anyway
+        if has_side_effects(node) and node.op not in _VARIABLE_READS and not (
+            node.op == "Identity" and inputs
+        ):
+            return None  # a random or stateful op would run once per piece
+        return [_Free(shapes.get(o)) for o in outputs]
+    if has_side_effects(node):
+        return None
+    rule = _RULES.get(node.op)
+    if rule is None:
+        for ops, family_rule in _FAMILY_RULES:
+            if node.op in ops:
+                rule = family_rule
+                break
+    if rule is None:
+        return None
+    rank = rule(node, inputs, shapes)
+    if rank is None:
+        return None
+    return [_Batched(rank)] + [None] * (node.num_outputs - 1)
+
+
+# --- rules: the output rank of the example-keeping output 0, or None -----------------------
+
+
+def _const(node: Node, index: int) -> np.ndarray | None:
+    source = node.inputs[index].node
+    if source.op != "Const":
+        return None
+    try:
+        return np.asarray(source.attrs["value"])
+    except Exception:  # noqa: BLE001 - a malformed constant: refuse
+        return None
+
+
+def _axes(value: np.ndarray | None, rank: int) -> list[int] | None:
+    """Normalized axes, or None when unknown or out of range."""
+    if value is None or value.dtype.kind not in "iu" or value.ndim > 1:
+        return None
+    axes = [int(a) for a in value.reshape(-1)]
+    if any(not -rank <= a < rank for a in axes):
+        return None
+    return sorted({a % rank for a in axes})
+
+
+def _unary(node: Node, inputs: list[_Kind], shapes: dict) -> int | None:
+    return inputs[0].rank if len(inputs) >= 1 and isinstance(inputs[0], _Batched) else None
+
+
+def _elementwise(node: Node, inputs: list[_Kind], shapes: dict) -> int | None:
+    """Broadcasting ops: every batched operand has the output's rank, and a free one
+    broadcasts along axis 0 (a lower rank, or a leading 1)."""
+    batched = {kind.rank for kind in inputs if isinstance(kind, _Batched)}
+    if len(batched) != 1:
+        return None
+    (rank,) = batched
+    if node.op == "BiasAdd" and node.attrs.get("data_format") == "NCHW" and rank < 2:
+        return None
+    for kind in inputs:
+        if isinstance(kind, _Free) and node.op != "BiasAdd":  # a bias runs along the channels
+            shape = kind.shape
+            if shape is None or len(shape) > rank or (len(shape) == rank and shape[0] != 1):
+                return None
+    return rank
+
+
+def _windowed(node: Node, inputs: list[_Kind], shapes: dict) -> int | None:
+    if not isinstance(inputs[0], _Batched) or any(isinstance(k, _Batched) for k in inputs[1:]):
+        return None
+    return inputs[0].rank
+
+
+def _batch_norm(node: Node, inputs: list[_Kind], shapes: dict) -> int | None:
+    if node.attrs.get("is_training", True):
+        return None  # batch statistics mix the examples
+    return _windowed(node, inputs, shapes)
+
+
+def _pad(node: Node, inputs: list[_Kind], shapes: dict) -> int | None:
+    paddings = _const(node, 1)
+    rank = inputs[0].rank if isinstance(inputs[0], _Batched) else None
+    if rank is None or paddings is None or paddings.shape != (rank, 2):
+        return None
+    if any(isinstance(k, _Batched) for k in inputs[1:]) or paddings[0].any():
+        return None
+    return rank
+
+
+def _reduction(node: Node, inputs: list[_Kind], shapes: dict) -> int | None:
+    if not isinstance(inputs[0], _Batched) or isinstance(inputs[1], _Batched):
+        return None
+    rank = inputs[0].rank
+    axes = _axes(_const(node, 1), rank)
+    if axes is None or 0 in axes:
+        return None
+    return rank if node.attrs.get("keep_dims", False) else rank - len(axes)
+
+
+def _arg_reduction(node: Node, inputs: list[_Kind], shapes: dict) -> int | None:
+    if not isinstance(inputs[0], _Batched) or isinstance(inputs[1], _Batched):
+        return None
+    axes = _axes(_const(node, 1), inputs[0].rank)
+    if axes is None or len(axes) != 1 or axes[0] == 0:
+        return None
+    return inputs[0].rank - 1
+
+
+def _matmul(node: Node, inputs: list[_Kind], shapes: dict) -> int | None:
+    a, b = inputs[0], inputs[1]
+    if not isinstance(a, _Batched) or a.rank != 2 or node.attrs.get("transpose_a", False):
+        return None
+    if isinstance(b, _Batched) or any(isinstance(k, _Batched) for k in inputs[2:]):
+        return None
+    return 2
+
+
+def _last_axis(node: Node, inputs: list[_Kind], shapes: dict) -> int | None:
+    rank = _unary(node, inputs, shapes)
+    return rank if rank is not None and rank >= 2 else None
+
+
+def _reshape(node: Node, inputs: list[_Kind], shapes: dict) -> int | None:
+    """Reshape to [-1, d1, ...] where the d's hold exactly one example's elements."""
+    if not isinstance(inputs[0], _Batched) or isinstance(inputs[1], _Batched):
+        return None
+    target = _const(node, 1)
+    if target is None or target.ndim != 1 or target.size == 0 or int(target[0]) != -1:
+        return None
+    rest = [int(d) for d in target[1:]]
+    if any(d < 0 for d in rest):
+        return None
+    shape = shapes.get(node.inputs[0])
+    if shape is None or len(shape) != inputs[0].rank or any(d is None for d in shape[1:]):
+        return None
+    if int(np.prod(shape[1:], dtype=np.int64)) != int(np.prod(rest, dtype=np.int64)):
+        return None
+    return len(target)
+
+
+def _squeeze(node: Node, inputs: list[_Kind], shapes: dict) -> int | None:
+    rank = _unary(node, inputs, shapes)
+    dims = node.attrs.get("squeeze_dims") or []
+    if rank is None or not dims:
+        return None  # squeezing every size-1 dim would squeeze a one-example piece's batch
+    axes = _axes(np.asarray(dims, np.int64), rank)
+    if axes is None or 0 in axes:
+        return None
+    return rank - len(axes)
+
+
+def _expand_dims(node: Node, inputs: list[_Kind], shapes: dict) -> int | None:
+    if not isinstance(inputs[0], _Batched) or isinstance(inputs[1], _Batched):
+        return None
+    rank = inputs[0].rank
+    axes = _axes(_const(node, 1), rank + 1)
+    if axes is None or axes == [0] or len(axes) != 1:
+        return None
+    return rank + 1
+
+
+def _concat(node: Node, inputs: list[_Kind], shapes: dict) -> int | None:
+    values, axis = inputs[:-1], inputs[-1]
+    if isinstance(axis, _Batched) or not values:
+        return None
+    if not all(isinstance(k, _Batched) for k in values) or len({k.rank for k in values}) != 1:
+        return None
+    rank = values[0].rank
+    axes = _axes(_const(node, len(node.inputs) - 1), rank)
+    if axes is None or axes == [0]:
+        return None
+    return rank
+
+
+def _transpose(node: Node, inputs: list[_Kind], shapes: dict) -> int | None:
+    if not isinstance(inputs[0], _Batched) or isinstance(inputs[1], _Batched):
+        return None
+    perm = _const(node, 1)
+    rank = inputs[0].rank
+    if perm is None or perm.shape != (rank,) or int(perm[0]) != 0:
+        return None
+    return rank
+
+
+_RULES: dict[str, Callable[[Node, list[_Kind], dict], int | None]] = {
+    "Pad": _pad, "PadV2": _pad, "MirrorPad": _pad,
+    "MatMul": _matmul, "_FusedMatMul": _matmul,
+    "Reshape": _reshape, "Squeeze": _squeeze, "ExpandDims": _expand_dims,
+    "ConcatV2": _concat, "Transpose": _transpose,
+    "ArgMax": _arg_reduction, "ArgMin": _arg_reduction,
+}
+_FAMILY_RULES: tuple[tuple[frozenset[str], Callable[..., int | None]], ...] = (
+    (_UNARY, _unary), (_BINARY, _elementwise), (_WINDOWED, _windowed),
+    (_REDUCTIONS, _reduction), (_LAST_AXIS, _last_axis), (_BATCH_NORMS, _batch_norm),
+)
+
+
+# --- running a cut step ----------------------------------------------------------------
+
+
+@dataclass
+class BatchSplit:
+    """How a step is cut: which feeds are sliced, and the timing that says when it pays."""
+
+    batched_feeds: tuple[bool, ...]
+    nodes: int
+    # Seconds per node per example: the least over the uncut runs so far, the first
+    # (which pays for warming caches and lazy imports) left out.
+    node_seconds_per_example: float | None = field(default=None, compare=False)
+    uncut_runs: int = field(default=0, compare=False)
+
+    def pieces(self, feeds: Sequence[Any]) -> list[slice] | None:
+        """The batch slices to run, or None to run the step uncut."""
+        threads = intra_op.threads()
+        per_example = self.node_seconds_per_example
+        if threads < 2 or per_example is None or executor.tracing() or intra_op.inside():
+            return None
+        batches = {np.shape(v)[0] for v, cut in zip(feeds, self.batched_feeds) if cut}
+        if len(batches) != 1:
+            return None  # feeds disagree on the batch: the kernels will say so, uncut
+        (batch,) = batches
+        count = min(threads, batch)
+        if count < 2 or per_example * batch / count < MIN_NODE_SECONDS_PER_PIECE:
+            return None
+        bounds = [batch * k // count for k in range(count + 1)]
+        return [slice(a, b) for a, b in zip(bounds, bounds[1:])]
+
+    def run(self, run_step: Callable[[list[Any]], list[Any]], feeds: Sequence[Any]
+            ) -> list[Any]:
+        """run_step(feeds) -> fetched values, cut along the batch when that pays."""
+        pieces = self.pieces(feeds)
+        if pieces is None:
+            start = time.perf_counter()
+            results = run_step(list(feeds))
+            self._observe(time.perf_counter() - start, feeds)
+            return results
+        outputs: dict[int, list[Any]] = {}
+
+        def run_piece(piece: slice) -> None:
+            outputs[piece.start] = run_step(
+                [v[piece] if cut else v for v, cut in zip(feeds, self.batched_feeds)])
+
+        intra_op.run_pieces(run_piece, pieces)
+        return [np.concatenate(parts) for parts in zip(*(outputs[p.start] for p in pieces))]
+
+    def _observe(self, seconds: float, feeds: Sequence[Any]) -> None:
+        batch = next((np.shape(v)[0] for v, cut in zip(feeds, self.batched_feeds) if cut), 0)
+        self.uncut_runs += 1
+        if batch and self.uncut_runs > 1:
+            per_example = seconds / max(1, self.nodes) / batch
+            known = self.node_seconds_per_example
+            self.node_seconds_per_example = (
+                per_example if known is None else min(known, per_example))
+

@@ -1,0 +1,228 @@
+"""Batch-parallel steps: which steps may be cut along the batch, and that a cut step
+gives the uncut step's values."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import tfx as tf
+from tfx.core import batch_split, executor
+from tfx.core.api.ops_api import apply_op
+from tfx.core.graph import Graph
+from tfx.kernels.cpu import intra_op
+
+
+@pytest.fixture(autouse=True)
+def graph() -> tf.Graph:
+    g = tf.Graph()
+    with g.as_default():
+        yield g
+
+
+def _analyze(fetches: list, feeds: list, targets: tuple = ()) -> batch_split.BatchSplit | None:
+    graph = Graph.from_graph_def(tf.get_default_graph().as_graph_def())
+    ranks = [t.shape.ndims for t in feeds]
+    return batch_split.analyze(graph, [t.name for t in feeds], [t.name for t in fetches],
+                               list(targets), ranks)
+
+
+def _weights(*shape: int, seed: int = 0) -> tf.Tensor:
+    return tf.constant(np.random.default_rng(seed).standard_normal(shape).astype(np.float32))
+
+
+def _convnet() -> tuple[tf.Tensor, tf.Tensor]:
+    """Conv, relu, pad, pool, mean over space, reshape, matmul, softmax."""
+    x = tf.placeholder(tf.float32, [None, 8, 8, 3], name="images")
+    y = tf.nn.relu6(tf.nn.bias_add(
+        tf.nn.conv2d(x, _weights(3, 3, 3, 4), [1, 1, 1, 1], "SAME"), _weights(4, seed=1)))
+    y = tf.pad(y, [[0, 0], [1, 1], [1, 1], [0, 0]])
+    y = tf.nn.depthwise_conv2d(y, _weights(3, 3, 4, 1, seed=2), [1, 2, 2, 1], "VALID")
+    y = tf.nn.max_pool(y, [1, 2, 2, 1], [1, 1, 1, 1], "SAME")
+    y = tf.reduce_mean(y, [1, 2], keepdims=True)
+    y = tf.reshape(y, [-1, 4])
+    logits = tf.matmul(y, _weights(4, 5, seed=3)) * 0.5 + _weights(5, seed=4)
+    return x, tf.nn.softmax(logits, name="probs")
+
+
+# --- analysis ------------------------------------------------------------------------
+
+
+def test_a_convnet_inference_step_may_be_cut() -> None:
+    x, probs = _convnet()
+    split = _analyze([probs, tf.argmax(probs, 1)], [x])
+    assert split is not None and split.batched_feeds == (True,)
+
+
+def test_a_fed_scalar_is_passed_whole_to_every_piece() -> None:
+    x = tf.placeholder(tf.float32, [None, 3])
+    scale = tf.placeholder(tf.float32, [])
+    split = _analyze([x * scale], [x, scale])
+    assert split is not None and split.batched_feeds == (True, False)
+
+
+@pytest.mark.parametrize("build", [
+    # A shape folded for one batch size: slicing would break it.
+    lambda x: tf.reshape(x, [4, 6]),
+    # The batch size itself is read.
+    lambda x: tf.cast(tf.shape(x), tf.float32),
+    # A reduction across the examples.
+    lambda x: tf.reduce_sum(x, 0),
+    lambda x: tf.reduce_sum(x),
+    # A free operand as large as the batch pairs example i with row i of a constant.
+    lambda x: x + _weights(4, 6),
+    # Random ops would draw once per piece.
+    lambda x: x + tf.random_uniform([6], seed=1),
+    # The batch is the contracted dimension.
+    lambda x: tf.matmul(x, _weights(4, 6), transpose_a=True),
+    # Squeeze without dims would drop the batch axis of a one-example piece.
+    lambda x: tf.squeeze(x),
+])
+def test_steps_that_mix_or_read_the_batch_run_uncut(build: Callable) -> None:
+    x = tf.placeholder(tf.float32, [None, 6])
+    assert _analyze([build(x)], [x]) is None
+
+
+def test_training_batch_norm_and_targets_run_uncut() -> None:
+    x = tf.placeholder(tf.float32, [None, 2, 2, 3])
+    ones, zeros = tf.ones([3]), tf.zeros([3])
+    for training in (True, False):
+        y = apply_op("FusedBatchNormV3", x=x, scale=ones, offset=zeros, mean=zeros,
+                     variance=ones, is_training=training)[0]
+        assert (_analyze([y], [x]) is None) == training
+    v = tf.Variable(tf.zeros([3]))
+    update = tf.assign_add(v, tf.ones([3]))
+    assert _analyze([x * 2.0], [x], targets=(update.op.name,)) is None
+
+
+def test_an_unknown_rank_feed_runs_uncut() -> None:
+    x = tf.placeholder(tf.float32)
+    assert _analyze([x * 2.0], [x]) is None
+
+
+def test_reads_of_variables_are_free_operands() -> None:
+    x = tf.placeholder(tf.float32, [None, 3])
+    w = tf.Variable(tf.ones([3, 2]))
+    assert _analyze([tf.matmul(x, w)], [x]) is not None
+
+
+# --- running -------------------------------------------------------------------------
+
+
+@pytest.fixture
+def forced_cutting(monkeypatch: pytest.MonkeyPatch) -> Callable[[int], None]:
+    """Cut every batch into `threads` pieces, however light its kernels."""
+    monkeypatch.setattr(batch_split, "MIN_NODE_SECONDS_PER_PIECE", 0.0)
+
+    def force(threads: int) -> None:
+        monkeypatch.setattr(intra_op, "_threads", threads)
+
+    return force
+
+
+def _count_runs(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Record the batch size of every run of the plan."""
+    batches: list[int] = []
+    real = batch_split.BatchSplit.run
+
+    def counting(self, run_step, feeds):  # type: ignore[no-untyped-def]
+        def step(values):  # type: ignore[no-untyped-def]
+            batches.append(len(values[0]))
+            return run_step(values)
+        return real(self, step, feeds)
+
+    monkeypatch.setattr(batch_split.BatchSplit, "run", counting)
+    return batches
+
+
+def test_a_cut_step_gives_the_uncut_values(
+        forced_cutting: Callable[[int], None], monkeypatch: pytest.MonkeyPatch) -> None:
+    x, probs = _convnet()
+    images = np.random.default_rng(5).standard_normal((7, 8, 8, 3)).astype(np.float32)
+    with tf.Session() as s:
+        forced_cutting(1)
+        uncut = s.run(probs, {x: images})
+        forced_cutting(3)
+        batches = _count_runs(monkeypatch)
+        for _ in range(3):  # the second uncut run gives the timing; then cut
+            cut = s.run(probs, {x: images})
+    assert batches[0] == 7 and sorted(batches[1:]) == [2, 2, 2, 2, 3, 3]
+    assert cut.shape == (7, 5)
+    np.testing.assert_allclose(cut, uncut, rtol=1e-6, atol=1e-7)
+
+
+@settings(max_examples=25, deadline=None)
+@given(batch=st.integers(1, 9), threads=st.integers(2, 4), seed=st.integers(0, 2**16))
+def test_cut_equals_uncut_for_any_batch_and_thread_count(
+        batch: int, threads: int, seed: int) -> None:
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, [None, 5])
+        h = tf.nn.relu(tf.matmul(x, _weights(5, 4, seed=seed)) + 1.0)
+        out = tf.concat([tf.nn.log_softmax(h), tf.expand_dims(tf.reduce_max(h, 1), 1)], 1)
+        feed = np.random.default_rng(seed).standard_normal((batch, 5)).astype(np.float32)
+        saved = batch_split.MIN_NODE_SECONDS_PER_PIECE, intra_op._threads
+        try:
+            batch_split.MIN_NODE_SECONDS_PER_PIECE = 0.0
+            with tf.Session() as s:
+                intra_op._threads = 1
+                uncut = s.run(out, {x: feed})
+                intra_op._threads = threads
+                runs = [s.run(out, {x: feed}) for _ in range(3)]
+        finally:
+            batch_split.MIN_NODE_SECONDS_PER_PIECE, intra_op._threads = saved
+    for cut in runs:
+        assert cut.shape == (batch, 5)
+        np.testing.assert_allclose(cut, uncut, rtol=1e-6, atol=1e-6)
+
+
+def test_one_thread_or_a_trace_keeps_the_step_whole(
+        forced_cutting: Callable[[int], None], monkeypatch: pytest.MonkeyPatch) -> None:
+    x, probs = _convnet()
+    images = np.zeros((6, 8, 8, 3), np.float32)
+    with tf.Session() as s:
+        batches = _count_runs(monkeypatch)
+        forced_cutting(1)
+        for _ in range(3):
+            s.run(probs, {x: images})
+        assert batches == [6, 6, 6]
+        forced_cutting(2)
+        previous = executor.set_trace_hook(lambda plan: plan)
+        try:
+            s.run(probs, {x: images})
+        finally:
+            executor.set_trace_hook(previous)
+        assert batches == [6, 6, 6, 6]
+        s.run(probs, {x: images})
+        assert batches[4:] == [3, 3]
+
+
+def test_light_steps_are_not_cut(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(intra_op, "_threads", 2)
+    x = tf.placeholder(tf.float32, [None, 3])
+    y = x * 2.0 + 1.0
+    with tf.Session() as s:
+        batches = _count_runs(monkeypatch)
+        for _ in range(4):
+            np.testing.assert_array_equal(s.run(y, {x: np.ones((4, 3), np.float32)}),
+                                          np.full((4, 3), 3.0, np.float32))
+    assert batches == [4, 4, 4, 4]
+
+
+def test_an_error_in_a_piece_reaches_the_caller(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(intra_op, "_threads", 2)
+    split = batch_split.BatchSplit(batched_feeds=(True,), nodes=1,
+                                   node_seconds_per_example=1.0, uncut_runs=2)
+
+    def step(values: list) -> list:
+        if values[0][0] > 0:
+            raise ValueError("second piece failed")
+        return [values[0] * 2]
+
+    with pytest.raises(ValueError, match="second piece"):
+        split.run(step, [np.arange(4)])
+    np.testing.assert_array_equal(split.run(lambda v: [v[0] * 2], [np.arange(4)])[0],
+                                  [0, 2, 4, 6])
