@@ -47,6 +47,13 @@ def test_small_work_and_one_thread_do_not_split(monkeypatch):
     assert intra_op.batch_pieces(32, 64 * intra_op.MIN_PIECE_WORK) == [slice(0, 32)]
 
 
+def test_a_fraction_of_a_millisecond_kernel_is_not_split(monkeypatch):
+    # Regression: LeNet's second convolution at batch 4 (split work 1,881,600, about
+    # 0.1 ms) was cut into 3 pieces, and the thread handoffs made the step 1.5x slower.
+    monkeypatch.setattr(intra_op, "_threads", 2)
+    assert intra_op.batch_pieces(4, 1_881_600) == [slice(0, 4)]
+
+
 def test_every_piece_runs_once_and_pieces_do_not_split_again(two_threads):
     seen: list[int] = []
     nested: list[int] = []
