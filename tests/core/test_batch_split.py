@@ -3,6 +3,7 @@ gives the uncut step's values."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 
 import numpy as np
@@ -115,8 +116,11 @@ def test_reads_of_variables_are_free_operands() -> None:
 
 @pytest.fixture
 def forced_cutting(monkeypatch: pytest.MonkeyPatch) -> Callable[[int], None]:
-    """Cut every batch into `threads` pieces, however light its kernels."""
-    monkeypatch.setattr(batch_split, "MIN_NODE_SECONDS_PER_PIECE", 0.0)
+    """Cut every batch into `threads` pieces after the shortest trial (two uncut runs,
+    two cut), however light its kernels."""
+    monkeypatch.setattr(batch_split, "MIN_PIECE_SECONDS", 0.0)
+    monkeypatch.setattr(batch_split, "MIN_GAIN", float("inf"))
+    monkeypatch.setattr(batch_split, "TRIALS", 1)
 
     def force(threads: int) -> None:
         monkeypatch.setattr(intra_op, "_threads", threads)
@@ -148,11 +152,11 @@ def test_a_cut_step_gives_the_uncut_values(
         uncut = s.run(probs, {x: images})
         forced_cutting(3)
         batches = _count_runs(monkeypatch)
-        for _ in range(3):  # the second uncut run gives the timing; then cut
-            cut = s.run(probs, {x: images})
-    assert batches[0] == 7 and sorted(batches[1:]) == [2, 2, 2, 2, 3, 3]
-    assert cut.shape == (7, 5)
-    np.testing.assert_allclose(cut, uncut, rtol=1e-6, atol=1e-7)
+        runs = [s.run(probs, {x: images}) for _ in range(4)]
+    assert batches[:2] == [7, 7] and sorted(batches[2:]) == [2, 2, 2, 2, 3, 3]
+    for cut in runs[2:]:
+        assert cut.shape == (7, 5)
+        np.testing.assert_allclose(cut, uncut, rtol=1e-6, atol=1e-7)
 
 
 @settings(max_examples=25, deadline=None)
@@ -164,16 +168,15 @@ def test_cut_equals_uncut_for_any_batch_and_thread_count(
         h = tf.nn.relu(tf.matmul(x, _weights(5, 4, seed=seed)) + 1.0)
         out = tf.concat([tf.nn.log_softmax(h), tf.expand_dims(tf.reduce_max(h, 1), 1)], 1)
         feed = np.random.default_rng(seed).standard_normal((batch, 5)).astype(np.float32)
-        saved = batch_split.MIN_NODE_SECONDS_PER_PIECE, intra_op._threads
-        try:
-            batch_split.MIN_NODE_SECONDS_PER_PIECE = 0.0
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(batch_split, "MIN_PIECE_SECONDS", 0.0)
+            patch.setattr(batch_split, "MIN_GAIN", float("inf"))
+            patch.setattr(batch_split, "TRIALS", 1)
             with tf.Session() as s:
-                intra_op._threads = 1
+                patch.setattr(intra_op, "_threads", 1)
                 uncut = s.run(out, {x: feed})
-                intra_op._threads = threads
-                runs = [s.run(out, {x: feed}) for _ in range(3)]
-        finally:
-            batch_split.MIN_NODE_SECONDS_PER_PIECE, intra_op._threads = saved
+                patch.setattr(intra_op, "_threads", threads)
+                runs = [s.run(out, {x: feed}) for _ in range(4)]  # uncut twice, then cut
     for cut in runs:
         assert cut.shape == (batch, 5)
         np.testing.assert_allclose(cut, uncut, rtol=1e-6, atol=1e-6)
@@ -188,7 +191,6 @@ def test_one_thread_or_a_trace_keeps_the_step_whole(
         forced_cutting(1)
         for _ in range(3):
             s.run(probs, {x: images})
-        assert batches == [6, 6, 6]
         forced_cutting(2)
         previous = executor.set_trace_hook(lambda plan: plan)
         try:
@@ -196,26 +198,54 @@ def test_one_thread_or_a_trace_keeps_the_step_whole(
         finally:
             executor.set_trace_hook(previous)
         assert batches == [6, 6, 6, 6]
-        s.run(probs, {x: images})
-        assert batches[4:] == [3, 3]
+        for _ in range(3):  # the trial starts only now: two uncut runs, then cut
+            s.run(probs, {x: images})
+        assert batches[4:] == [6, 6, 3, 3]
 
 
-def test_light_steps_are_not_cut(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_light_steps_are_never_cut(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(intra_op, "_threads", 2)
     x = tf.placeholder(tf.float32, [None, 3])
     y = x * 2.0 + 1.0
     with tf.Session() as s:
         batches = _count_runs(monkeypatch)
-        for _ in range(4):
+        for _ in range(2 * batch_split.TRIALS + 3):
             np.testing.assert_array_equal(s.run(y, {x: np.ones((4, 3), np.float32)}),
                                           np.full((4, 3), 3.0, np.float32))
-    assert batches == [4, 4, 4, 4]
+    assert set(batches) == {4}
+
+
+def _sleeping_step(seconds_per_example: float, seconds_per_run: float = 0.0):
+    def step(values: list) -> list:
+        time.sleep(seconds_per_run + seconds_per_example * len(values[0]))
+        return [values[0] * 2]
+    return step
+
+
+def test_cutting_is_kept_only_where_it_was_faster(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(intra_op, "_threads", 2)
+    monkeypatch.setattr(batch_split, "MIN_PIECE_SECONDS", 0.0)
+    feeds = [np.arange(8.0)]
+    # Time per example: two halves at once take half as long.
+    scaling = batch_split.BatchSplit(batched_feeds=(True,))
+    # Time per run: two halves at once take as long as the whole.
+    fixed = batch_split.BatchSplit(batched_feeds=(True,))
+    for _ in range(2 * batch_split.TRIALS + 3):
+        np.testing.assert_array_equal(scaling.run(_sleeping_step(0.002), feeds)[0], feeds[0] * 2)
+        np.testing.assert_array_equal(fixed.run(_sleeping_step(0.0, 0.008), feeds)[0],
+                                      feeds[0] * 2)
+    key = (8).bit_length()
+    assert scaling.trials[key].cut_pays is True
+    assert fixed.trials[key].cut_pays is False
+    # Another batch-size class has its own trial.
+    scaling.run(_sleeping_step(0.0), [np.arange(40.0)])
+    assert scaling.trials[(40).bit_length()].cut_pays is None
 
 
 def test_an_error_in_a_piece_reaches_the_caller(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(intra_op, "_threads", 2)
-    split = batch_split.BatchSplit(batched_feeds=(True,), nodes=1,
-                                   node_seconds_per_example=1.0, uncut_runs=2)
+    split = batch_split.BatchSplit(batched_feeds=(True,))
+    split.trials[(4).bit_length()] = batch_split._Trial(cut_pays=True)
 
     def step(values: list) -> list:
         if values[0][0] > 0:
