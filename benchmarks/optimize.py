@@ -13,25 +13,24 @@
    graph (target under 2 s) and on synthetic graphs of about 10k and 100k nodes,
    with the time per node to show how it grows.
 
-Measured 2026-11-23 on the shared 2-core development machine (other test runs
-beside it, load about 2, so step times vary by 20-40% between runs), TensorFlow
-2.21 CPU:
+Measured 2026-11-23 on the 2-core development machine, quiet, TensorFlow 2.21
+CPU, the four step times taken in turns (four runs of the benchmark):
 
-    batch  nodes  basic  all  tfx none  tfx basic  tfx all     TF  all/TF
-        1   1053    225  133      4.02       2.00     1.85   5.42    0.34
-       32   1053    225  133     53.04      49.78    48-67   14-23  2.3-3.5
-       32   (after sessions keep freed memory, quieter machine)
-                                 49.21      39.02    35.17   16.28    2.16
+    batch  nodes  basic  all  tfx none  tfx basic  tfx all      TF    all/TF
+        1   1053    225  133   4.5-4.9    2.4-2.6  2.4-2.6  3.2-4.4  0.55-0.76
+       32   1053    225  133   30-34      21-23    19.3-20.2  13.1-14.9  1.36-1.48
 
     graph                nodes   after  seconds  us/node
-    mobilenet_v2_frozen   1053     133     0.15      141
-    synthetic_10k         9997    2942     1.35      135
-    synthetic_100k       99995   29412    16.6       166
+    mobilenet_v2_frozen   1053     133     0.16      149
+    synthetic_10k         9997    2942     1.31      131
+    synthetic_100k       99995   29412    12.5       125
 
 Node count (at most 250), batch-1 speed and optimizer time meet the issue's
-targets; batch 32 does not: there the convolution kernels dominate (the
-optimized graph's steps are about as fast as the basic-level ones) and
-TensorFlow's oneDNN convolutions are 2-3 times faster than ours.
+targets; batch 32 does not. There a Session runs the step as two slices of 16
+examples, one per core (core/batch_split: 30-35 ms uncut), and the kernels set
+the pace: per slice, depthwise convolutions (numpy einsum, about 5 GMAC/s per
+core) take 46% of the kernel time, the fused convolutions 34%, where
+TensorFlow's oneDNN kernels are about twice as fast per core.
 """
 
 from __future__ import annotations
@@ -52,18 +51,27 @@ CONFORMANCE = ROOT / "tests" / "data" / "conformance"
 MOBILENET = "mobilenet_v2_frozen"
 
 
-def _time(step: Callable[[], object], repeat: int, budget: float) -> float:
-    for _ in range(3):
-        step()
-    times = []
+def _time_side_by_side(steps: dict[str, Callable[[], object]], repeat: int,
+                       budget: float) -> dict[str, float]:
+    """Median seconds per step of each runner, timed in turns (one step of each per
+    round) so that a change in the machine's load hits all of them alike.
+
+    Ten warm-up steps each first: a tfx Session times its first runs of a batch size
+    both uncut and cut along the batch before it keeps the faster way (core/batch_split).
+    """
+    for step in steps.values():
+        for _ in range(10):
+            step()
+    times: dict[str, list[float]] = {name: [] for name in steps}
     start = time.perf_counter()
     for _ in range(repeat):
-        t0 = time.perf_counter()
-        step()
-        times.append(time.perf_counter() - t0)
-        if time.perf_counter() - start > budget:
+        for name, step in steps.items():
+            t0 = time.perf_counter()
+            step()
+            times[name].append(time.perf_counter() - t0)
+        if time.perf_counter() - start > budget * len(steps):
             break
-    return statistics.median(times)
+    return {name: statistics.median(values) for name, values in times.items()}
 
 
 def _mobilenet(batch: int):
@@ -112,14 +120,16 @@ def mobilenet_rows(repeat: int, budget: float) -> list[dict]:
         result = optimize(graph_def, inputs=list(feeds), outputs=fetches, level="all")
         optimized = result.graph.to_graph_def()
         basic = optimize(graph_def, inputs=list(feeds), outputs=fetches, level="basic")
-        times = {
-            "tfx_none_ms": _time(_tfx_runner(graph_def, feeds, fetches, "none"), repeat, budget),
-            "tfx_basic_ms": _time(_tfx_runner(graph_def, feeds, fetches, "basic"), repeat,
-                                  budget),
-            "tfx_all_ms": _time(_tfx_runner(optimized, feeds, fetches, "none"), repeat, budget),
+        runners = {
+            "tfx_none_ms": _tfx_runner(graph_def, feeds, fetches, "none"),
+            "tfx_basic_ms": _tfx_runner(graph_def, feeds, fetches, "basic"),
+            "tfx_all_ms": _tfx_runner(optimized, feeds, fetches, "none"),
         }
         tf_run = _tf_runner(graph_def, feeds, fetches)
-        tf_time = _time(tf_run, repeat, budget) if tf_run else None
+        if tf_run:
+            runners["tf_ms"] = tf_run
+        times = _time_side_by_side(runners, repeat, budget)
+        tf_time = times.pop("tf_ms", None)
         row = {
             "batch": batch,
             "nodes_before": result.report.before.nodes,
