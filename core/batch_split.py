@@ -136,6 +136,8 @@ def analyze(graph: Graph, feeds: Sequence[str], fetches: Sequence[str],
     nodes = _closure([o.node for o in fetched], set(fed))
     shapes = infer_shapes(graph, opaque={o.node.name for o in fed})
     for node in graph.topological_order(nodes):
+        if all(Output(node, i) in kinds for i in range(node.num_outputs)):
+            continue  # a fed node (a fetch may name a fed tensor)
         outputs = _node_kinds(node, kinds, shapes)
         if outputs is None:
             return None

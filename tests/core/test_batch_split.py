@@ -59,6 +59,11 @@ def test_a_convnet_inference_step_may_be_cut() -> None:
     assert split is not None and split.batched_feeds == (True,)
 
 
+def test_a_fetched_feed_is_batched() -> None:
+    x = tf.placeholder(tf.float32, [None, 3])
+    assert _analyze([x, x * 2.0], [x]) is not None
+
+
 def test_a_fed_scalar_is_passed_whole_to_every_piece() -> None:
     x = tf.placeholder(tf.float32, [None, 3])
     scale = tf.placeholder(tf.float32, [])
