@@ -236,7 +236,7 @@ def test_cutting_is_kept_only_where_it_was_faster(monkeypatch: pytest.MonkeyPatc
     # Time per run: two halves at once take as long as the whole.
     fixed = batch_split.BatchSplit(batched_feeds=(True,))
     for _ in range(2 * batch_split.TRIALS + 3):
-        np.testing.assert_array_equal(scaling.run(_sleeping_step(0.002), feeds)[0], feeds[0] * 2)
+        np.testing.assert_array_equal(scaling.run(_sleeping_step(0.003), feeds)[0], feeds[0] * 2)
         np.testing.assert_array_equal(fixed.run(_sleeping_step(0.0, 0.008), feeds)[0],
                                       feeds[0] * 2)
     key = (8).bit_length()
