@@ -54,6 +54,7 @@ from tfx.core import executor
 from tfx.core.graph import Graph, Node, Output
 from tfx.core.passes.analysis import infer_shapes
 from tfx.core.passes.base import CONTROL_FLOW_OPS, INPUT_OPS, binds, has_side_effects
+from tfx.core.plan_builder import closure
 from tfx.kernels.cpu import intra_op
 
 __all__ = ["BatchSplit", "analyze"]
@@ -133,7 +134,7 @@ def analyze(graph: Graph, feeds: Sequence[str], fetches: Sequence[str],
         batched_feeds.append(rank >= 1)
     if not any(batched_feeds):
         return None
-    nodes = _closure([o.node for o in fetched], set(fed))
+    nodes = closure([o.node for o in fetched], set(fed))
     shapes = infer_shapes(graph, opaque={o.node.name for o in fed})
     for node in graph.topological_order(nodes):
         if all(Output(node, i) in kinds for i in range(node.num_outputs)):
@@ -148,20 +149,6 @@ def analyze(graph: Graph, feeds: Sequence[str], fetches: Sequence[str],
     if not all(isinstance(kinds.get(o), _Batched) for o in fetched):
         return None
     return BatchSplit(tuple(batched_feeds))
-
-
-def _closure(roots: list[Node], fed: set[Output]) -> list[Node]:
-    """Nodes the fetches need, stopping at fed tensors (as build_plan prunes)."""
-    seen: dict[Node, None] = {}
-    stack = list(roots)
-    while stack:
-        node = stack.pop()
-        if node in seen:
-            continue
-        seen[node] = None
-        stack.extend(source.node for source in node.inputs if source not in fed)
-        stack.extend(node.control_inputs)
-    return list(seen)
 
 
 def _node_kinds(node: Node, kinds: dict[Output, _Kind],

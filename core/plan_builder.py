@@ -12,7 +12,7 @@ concurrent steps.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Container, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -60,7 +60,7 @@ def build_plan(
         raise InvalidArgumentError("the same tensor is fed twice")
 
     roots = [o.node for o in fetch_outputs if o not in fed] + target_nodes
-    kept = _closure(roots, fed)
+    kept = closure(roots, fed)
     graph.validate(kept)
     order = graph.topological_order(kept)
     index = {node: i for i, node in enumerate(order)}
@@ -153,7 +153,7 @@ def _node(graph: Graph, name: str) -> Node:
         raise NotFoundError(f"target {name!r}: {exc}") from None
 
 
-def _closure(roots: list[Node], fed: dict[Output, int]) -> list[Node]:
+def closure(roots: list[Node], fed: Container[Output]) -> list[Node]:
     """Nodes reachable backwards from `roots`, not crossing fed tensors (in graph order)."""
     kept: dict[Node, None] = {}
     stack = list(roots)
