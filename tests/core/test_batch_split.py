@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
 import tfx as tf
@@ -133,7 +134,7 @@ def forced_cutting(monkeypatch: pytest.MonkeyPatch) -> Callable[[int], None]:
     return force
 
 
-def _count_runs(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+def _count_runs(monkeypatch: pytest.MonkeyPatch | Any) -> list[int]:
     """Record the batch size of every run of the plan."""
     batches: list[int] = []
     real = batch_split.BatchSplit.run
@@ -261,3 +262,88 @@ def test_an_error_in_a_piece_reaches_the_caller(monkeypatch: pytest.MonkeyPatch)
         split.run(step, [np.arange(4)])
     np.testing.assert_array_equal(split.run(lambda v: [v[0] * 2], [np.arange(4)])[0],
                                   [0, 2, 4, 6])
+
+
+# --- random graphs: the analysis accepts exactly the per-example ones, and a cut step
+# --- computes what the whole step does ---------------------------------------------------
+
+
+def _random_step(draw: st.DrawFn, x: tf.Tensor) -> tuple[tf.Tensor, bool]:
+    """Up to five random ops on x (rank 3, batch unknown); the last tensor, and whether
+    every op keeps the example axis (so the step may be cut)."""
+    t, per_example = x, True
+    rng = np.random.default_rng(draw(st.integers(0, 2**16)))
+    for _ in range(draw(st.integers(1, 5))):
+        if not per_example:
+            break  # the batch has left axis 0: the ops below read static shapes after it
+        shape = t.shape.as_list()
+        rank = len(shape)
+        kind = draw(st.sampled_from([
+            "unary", "broadcast", "reduce", "reshape", "transpose", "concat", "expand",
+            "matmul", "softmax", "argmax", "shape"]))
+        if kind == "unary":
+            t = draw(st.sampled_from([tf.nn.relu, tf.tanh, tf.square, tf.negative]))(t)
+        elif kind == "broadcast" and rank >= 1:
+            # A free operand of the example's shape, or with a leading 1.
+            rest = shape[1:] if draw(st.booleans()) else [1, *shape[1:]]
+            t = t * tf.constant(rng.standard_normal(rest).astype(np.float32))
+        elif kind == "reduce" and rank >= 1:
+            axis = draw(st.integers(-rank, rank - 1))
+            keep = draw(st.booleans())
+            t = draw(st.sampled_from([tf.reduce_sum, tf.reduce_mean, tf.reduce_max]))(
+                t, [axis], keepdims=keep)
+            per_example &= axis % rank != 0
+        elif kind == "reshape" and rank >= 2:
+            t = tf.reshape(t, [-1, int(np.prod(shape[1:]))])
+        elif kind == "transpose" and rank >= 2:
+            perm = draw(st.permutations(range(rank)))
+            t = tf.transpose(t, perm)
+            per_example &= perm[0] == 0
+        elif kind == "concat" and rank >= 1:
+            axis = draw(st.integers(0, rank - 1))
+            t = tf.concat([t, t * 2.0], axis)
+            per_example &= axis != 0
+        elif kind == "expand" and rank <= 3:
+            axis = draw(st.integers(0, rank))
+            t = tf.expand_dims(t, axis)
+            per_example &= axis != 0
+            if axis != 0 and draw(st.booleans()):
+                t = tf.squeeze(t, [axis])
+        elif kind == "matmul" and rank == 2:
+            t = tf.matmul(t, tf.constant(rng.standard_normal((shape[1], 3)).astype(np.float32)))
+        elif kind == "softmax" and rank >= 1:
+            t = tf.nn.softmax(t)
+            per_example &= rank >= 2
+        elif kind == "argmax" and rank >= 2:
+            axis = draw(st.integers(1, rank - 1))
+            t = tf.cast(tf.argmax(t, axis), tf.float32)
+        elif kind == "shape":
+            t = t * tf.reduce_sum(tf.cast(tf.shape(t), tf.float32))  # reads the batch size
+            per_example = False
+    return t, per_example and len(t.shape.as_list()) >= 1
+
+
+@settings(max_examples=60, deadline=None)
+@given(data=st.data(), batch=st.integers(2, 6))
+def test_random_steps_are_cut_exactly_when_per_example_and_agree(data, batch: int) -> None:
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, [None, 4, 3])
+        out, per_example = _random_step(data.draw, x)
+        assert (_analyze([out], [x]) is not None) == per_example
+        feed = np.random.default_rng(batch).standard_normal((batch, 4, 3)).astype(np.float32)
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(batch_split, "MIN_PIECE_SECONDS", 0.0)
+            patch.setattr(batch_split, "MIN_GAIN", float("inf"))
+            patch.setattr(batch_split, "TRIALS", 1)
+            with tf.Session() as s:
+                patch.setattr(intra_op, "_threads", 1)
+                whole = s.run(out, {x: feed})
+                patch.setattr(intra_op, "_threads", 3)
+                batches = _count_runs(patch)
+                runs = [s.run(out, {x: feed}) for _ in range(4)]  # the last two cut
+    event(f"cut: {per_example}")
+    pieces = min(3, batch)
+    assert len(batches) == (2 + 2 * pieces if per_example else 0)  # 0: runs uncut
+    for got in runs:
+        assert got.shape == whole.shape
+        np.testing.assert_allclose(got, whole, rtol=1e-5, atol=1e-5)
