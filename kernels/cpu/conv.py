@@ -128,16 +128,26 @@ class Window:
         return result
 
 
+# From this many elements a padded copy fills only its borders, not all of it first
+# (below, the extra numpy calls cost more than the pass they spare).
+_FILL_BORDERS_FROM_SIZE = 1 << 15
+
+
 def _pad(x: np.ndarray, pads: Pads, value: Any = 0) -> np.ndarray:
     """x (channels-last) padded on its spatial dims; x itself when there is no padding."""
     if not any(before or after for before, after in pads):
         return x
     shape = (x.shape[0], *(n + b + a for n, (b, a) in zip(x.shape[1:-1], pads)), x.shape[-1])
     limits.check_allocation(shape, x.itemsize, "padded input")
+    interior = (slice(None), *(slice(b, b + n) for n, (b, _) in zip(x.shape[1:-1], pads)))
+    if x.size < _FILL_BORDERS_FROM_SIZE:
+        out = np.full(shape, value, x.dtype) if value else np.zeros(shape, x.dtype)
+        out[interior] = x
+        return out
     # The interior is written once and only the borders are filled: np.zeros would write
     # every element twice, a pass over memory that two cores do not share out.
     out = np.empty(shape, x.dtype)
-    out[(slice(None), *(slice(b, b + n) for n, (b, _) in zip(x.shape[1:-1], pads)))] = x
+    out[interior] = x
     for axis, (before, after) in enumerate(pads, start=1):
         lead = (slice(None),) * axis
         if before:

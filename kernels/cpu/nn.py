@@ -28,6 +28,11 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+try:  # the ufunc np.clip calls, without its 1.5 us Python wrapper
+    from numpy._core.umath import clip as clip_ufunc
+except ImportError:  # numpy 1.x
+    from numpy.core.umath import clip as clip_ufunc
+
 from tfx.core import dtypes
 from tfx.core.dtypes import FLOATS, NUMBERS, REALS
 from tfx.core.errors import InvalidArgumentError
@@ -95,7 +100,7 @@ class _Clip(_Typed):
 
     def compute(self, x):
         low, high = self._bounds
-        return (self._narrow(np.clip(self._wide(x), low, high)),)
+        return (self._narrow(clip_ufunc(self._wide(x), low, high)),)
 
 
 @register_kernel("Relu", "CPU", T=REALS)
@@ -417,6 +422,9 @@ def _channel_axis(x: np.ndarray, data_format: str) -> int:
 # A bias shorter than this is tiled along the row before adding: numpy's broadcast
 # inner loop runs over the channels only, and a short one costs more than the adds.
 _TILE_BIAS_BELOW = 256
+# ... when the value is at least this large: below, building the row costs more than
+# the adds it speeds up (27,648 elements: 8.9 us tiled, 6.7 us broadcast).
+_TILE_BIAS_FROM_SIZE = 1 << 16
 
 
 def add_bias(value: np.ndarray, bias: np.ndarray, axis: int,
@@ -430,9 +438,12 @@ def add_bias(value: np.ndarray, bias: np.ndarray, axis: int,
     if out is None:
         out = np.empty(value.shape, np.result_type(value, bias))
     if (axis == value.ndim - 1 and value.ndim >= 2 and bias.shape[0] < _TILE_BIAS_BELOW
-            and value.flags.c_contiguous and out.flags.c_contiguous and value.size):
-        row = value.shape[-2] * bias.shape[0]
-        np.add(value.reshape(-1, row), np.tile(bias, value.shape[-2]), out=out.reshape(-1, row))
+            and value.size >= _TILE_BIAS_FROM_SIZE
+            and value.flags.c_contiguous and out.flags.c_contiguous):
+        tiled = np.empty((value.shape[-2], bias.shape[0]), bias.dtype)
+        tiled[...] = bias
+        row = tiled.size
+        np.add(value.reshape(-1, row), tiled.reshape(row), out=out.reshape(-1, row))
         return out
     if axis != value.ndim - 1:
         bias = bias.reshape((-1,) + (1,) * (value.ndim - axis - 1))

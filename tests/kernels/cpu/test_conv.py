@@ -146,6 +146,17 @@ def test_conv2d_matches_reference(case):
     np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-10)
 
 
+@pytest.mark.parametrize("value", [0, -np.inf])
+@pytest.mark.parametrize("shape", [(1, 5, 4, 2), (2, 70, 60, 4)])  # small, and past the size
+def test_padded_copies_match_np_pad(shape, value):                 # where only borders fill
+    from tfx.kernels.cpu.conv import _pad
+
+    x = np.random.default_rng(0).normal(size=shape).astype(np.float32)
+    pads = ((2, 1), (0, 3))
+    want = np.pad(x, ((0, 0), *pads, (0, 0)), constant_values=value)
+    np.testing.assert_array_equal(_pad(x, pads, value), want)
+
+
 def test_conv2d_float32_and_known_values():
     x = np.arange(16, dtype=np.float32).reshape(1, 4, 4, 1)
     w = np.ones((2, 2, 1, 1), np.float32)
