@@ -48,6 +48,7 @@ from tfx.core.errors import InvalidArgumentError, UnimplementedError
 from tfx.core.ops import nn_ops
 from tfx.core.ops.nn_ops import DataFormat
 from tfx.kernels.base import OpKernel, register_kernel
+from tfx.kernels.cpu import intra_op
 from tfx.kernels.cpu.intra_op import map_batch
 
 _HALF = frozenset({dtypes.float16.np, dtypes.bfloat16.np})
@@ -380,10 +381,14 @@ class Conv2D(_Conv):
 
     def compute(self, x, w):
         x_last, w = self._input(x, "input"), self._filter(w)
-        return (map_batch(
-            lambda rows: _restore_layout(conv_forward(x_last[rows], w, self._window),
-                                         self._fmt, self._dtype),
-            x.shape[0], self.split_work(x, w), self._dtype),)
+
+        def forward(rows: slice) -> np.ndarray:
+            return _restore_layout(conv_forward(x_last[rows], w, self._window), self._fmt,
+                                   self._dtype)
+
+        if x.shape[0] < 2 or intra_op.serial():
+            return (forward(slice(None)),)
+        return (map_batch(forward, x.shape[0], self.split_work(x, w), self._dtype),)
 
     def split_work(self, x: np.ndarray, w: np.ndarray) -> int:
         # A 1x1 filter is a plain matrix product, whose BLAS uses the cores itself.
@@ -533,10 +538,14 @@ class DepthwiseConv2dNative(_Conv):
 
     def compute(self, x, w):
         x_last, w = self._input(x, "input"), self._filter(w)
-        return (map_batch(
-            lambda rows: _restore_layout(depthwise_forward(x_last[rows], w, self._window),
-                                         self._fmt, self._dtype),
-            x.shape[0], self.split_work(x, w), self._dtype),)
+
+        def forward(rows: slice) -> np.ndarray:
+            return _restore_layout(depthwise_forward(x_last[rows], w, self._window),
+                                   self._fmt, self._dtype)
+
+        if x.shape[0] < 2 or intra_op.serial():
+            return (forward(slice(None)),)
+        return (map_batch(forward, x.shape[0], self.split_work(x, w), self._dtype),)
 
 
 @register_kernel("DepthwiseConv2dNativeBackpropInput", "CPU", T=FLOATS)

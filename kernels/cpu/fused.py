@@ -62,7 +62,7 @@ class _FusedLinear(OpKernel):
         if not args:
             raise InvalidArgumentError(f"{self.op}: BiasAdd needs a bias argument")
         bias = args[0]
-        if not self.split_batch or x.ndim != 4 or intra_op.threads() == 1 or intra_op.inside():
+        if not self.split_batch or x.ndim != 4 or x.shape[0] < 2 or intra_op.serial():
             return (self._finish(self._base.compute(x, w)[0], bias, x, w, None),)
         work = self._base.split_work(x, w)
         # Each piece of the batch gets its bias and activation while still in cache.

@@ -31,7 +31,7 @@ import numpy as np
 
 from tfx.core.errors import InvalidArgumentError
 
-__all__ = ["batch_pieces", "inside", "map_batch", "run_pieces", "threads"]
+__all__ = ["batch_pieces", "inside", "map_batch", "run_pieces", "serial", "threads"]
 
 # Work (a kernel's `split_work`) a piece must have before a thread handoff pays. The
 # handoff costs 50-150 µs on a busy 2-core VM: at 1 << 19, LeNet's second convolution
@@ -69,6 +69,12 @@ def threads() -> int:
 def inside() -> bool:
     """Whether this thread is running a piece (which must not split again)."""
     return getattr(_local, "inside", False)
+
+
+def serial() -> bool:
+    """Whether a kernel called now runs whole on this thread: one thread, or inside a
+    piece. Kernels check it first to skip the splitting machinery's Python cost."""
+    return threads() == 1 or getattr(_local, "inside", False)
 
 
 def batch_pieces(batch: int, work: int) -> list[slice]:

@@ -54,6 +54,16 @@ def test_a_fraction_of_a_millisecond_kernel_is_not_split(monkeypatch):
     assert intra_op.batch_pieces(4, 1_881_600) == [slice(0, 4)]
 
 
+def test_serial_means_one_thread_or_inside_a_piece(monkeypatch):
+    monkeypatch.setattr(intra_op, "_threads", 1)
+    assert intra_op.serial()
+    monkeypatch.setattr(intra_op, "_threads", 2)
+    assert not intra_op.serial()
+    seen = []
+    intra_op.run_pieces(lambda piece: seen.append(intra_op.serial()), [slice(0, 1), slice(1, 2)])
+    assert seen == [True, True]
+
+
 def test_every_piece_runs_once_and_pieces_do_not_split_again(two_threads):
     seen: list[int] = []
     nested: list[int] = []
