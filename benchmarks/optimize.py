@@ -14,11 +14,12 @@
    with the time per node to show how it grows.
 
 Measured 2026-11-23 on the 2-core development machine, quiet, TensorFlow 2.21
-CPU, the four step times taken in turns (four runs of the benchmark):
+CPU, the four step times taken in turns (three runs of the benchmark, after
+the kernel call-overhead trims):
 
-    batch  nodes  basic  all  tfx none  tfx basic  tfx all      TF    all/TF
-        1   1053    225  133   4.5-4.9    2.4-2.6  2.4-2.6  3.2-4.4  0.55-0.76
-       32   1053    225  133   30-34      21-23    19.3-20.2  13.1-14.9  1.36-1.48
+    batch  nodes  basic  all  tfx none  tfx basic  tfx all    TF         all/TF
+        1   1053    225  133   3.7-4.8    2.0-2.5  1.9-2.2    2.6-3.9    0.57-0.74
+       32   1053    225  133   29-31      20-21    18.2-19.2  13.1-13.9  1.38-1.40
 
     graph                nodes   after  seconds  us/node
     mobilenet_v2_frozen   1053     133     0.16      149
@@ -27,10 +28,14 @@ CPU, the four step times taken in turns (four runs of the benchmark):
 
 Node count (at most 250), batch-1 speed and optimizer time meet the issue's
 targets; batch 32 does not. There a Session runs the step as two slices of 16
-examples, one per core (core/batch_split: 30-35 ms uncut), and the kernels set
-the pace: per slice, depthwise convolutions (numpy einsum, about 5 GMAC/s per
-core) take 46% of the kernel time, the fused convolutions 34%, where
-TensorFlow's oneDNN kernels are about twice as fast per core.
+examples, one per core (core/batch_split; 29-36 ms uncut). Where the time goes:
+- One slice alone takes 16.1 ms on one core: depthwise convolutions (numpy
+  einsum, about 6 GMAC/s per core) are 46% of its kernel time, fused
+  convolutions 34%, and the bias/activation passes after them about a quarter.
+  TensorFlow's oneDNN kernels do 16 examples per core in about 13.5 ms.
+- Two slices on two threads take 19.4 ms each, against 16.1 ms each in two
+  processes: the threads wait for each other's interpreter lock (about 130
+  voluntary context switches a step), not for memory.
 """
 
 from __future__ import annotations
