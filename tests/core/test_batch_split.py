@@ -3,6 +3,7 @@ gives the uncut step's values."""
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable
 from typing import Any
@@ -186,6 +187,32 @@ def test_cut_equals_uncut_for_any_batch_and_thread_count(
     for cut in runs:
         assert cut.shape == (batch, 5)
         np.testing.assert_allclose(cut, uncut, rtol=1e-6, atol=1e-6)
+
+
+def test_concurrent_cut_steps_each_get_their_own_values(
+        forced_cutting: Callable[[int], None]) -> None:
+    x, probs = _convnet()
+    rng = np.random.default_rng(9)
+    batches = [rng.standard_normal((5, 8, 8, 3)).astype(np.float32) for _ in range(4)]
+    with tf.Session() as s:
+        forced_cutting(1)
+        want = [s.run(probs, {x: b}) for b in batches]
+        forced_cutting(2)
+        for _ in range(4):  # through the trial: cut from here on
+            s.run(probs, {x: batches[0]})
+        got: dict[int, list] = {}
+
+        def worker(k: int) -> None:
+            got[k] = [s.run(probs, {x: batches[k]}) for _ in range(5)]
+
+        threads = [threading.Thread(target=worker, args=(k,)) for k in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    for k in range(4):
+        for value in got[k]:
+            np.testing.assert_allclose(value, want[k], rtol=1e-6, atol=1e-7)
 
 
 def test_one_thread_or_a_trace_keeps_the_step_whole(
