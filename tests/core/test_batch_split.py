@@ -121,13 +121,29 @@ def test_reads_of_variables_are_free_operands() -> None:
 # --- running -------------------------------------------------------------------------
 
 
+def _force_cutting(patch: pytest.MonkeyPatch) -> None:
+    """Cut every batch after the shortest trial (two uncut runs, two cut), however light
+    its kernels."""
+    patch.setattr(batch_split, "MIN_PIECE_SECONDS", 0.0)
+    patch.setattr(batch_split, "MIN_GAIN", float("inf"))
+    patch.setattr(batch_split, "TRIALS", 1)
+
+
+def _whole_then_cut(patch: pytest.MonkeyPatch, fetch: tf.Tensor, feed_dict: dict,
+                    threads: int) -> tuple[np.ndarray, list[np.ndarray]]:
+    """`fetch` run on one thread, then four times on `threads`: uncut twice, then cut."""
+    _force_cutting(patch)
+    with tf.Session() as s:
+        patch.setattr(intra_op, "_threads", 1)
+        whole = s.run(fetch, feed_dict)
+        patch.setattr(intra_op, "_threads", threads)
+        return whole, [s.run(fetch, feed_dict) for _ in range(4)]
+
+
 @pytest.fixture
 def forced_cutting(monkeypatch: pytest.MonkeyPatch) -> Callable[[int], None]:
-    """Cut every batch into `threads` pieces after the shortest trial (two uncut runs,
-    two cut), however light its kernels."""
-    monkeypatch.setattr(batch_split, "MIN_PIECE_SECONDS", 0.0)
-    monkeypatch.setattr(batch_split, "MIN_GAIN", float("inf"))
-    monkeypatch.setattr(batch_split, "TRIALS", 1)
+    """Cut every batch into `threads` pieces after the shortest trial."""
+    _force_cutting(monkeypatch)
 
     def force(threads: int) -> None:
         monkeypatch.setattr(intra_op, "_threads", threads)
@@ -176,14 +192,7 @@ def test_cut_equals_uncut_for_any_batch_and_thread_count(
         out = tf.concat([tf.nn.log_softmax(h), tf.expand_dims(tf.reduce_max(h, 1), 1)], 1)
         feed = np.random.default_rng(seed).standard_normal((batch, 5)).astype(np.float32)
         with pytest.MonkeyPatch.context() as patch:
-            patch.setattr(batch_split, "MIN_PIECE_SECONDS", 0.0)
-            patch.setattr(batch_split, "MIN_GAIN", float("inf"))
-            patch.setattr(batch_split, "TRIALS", 1)
-            with tf.Session() as s:
-                patch.setattr(intra_op, "_threads", 1)
-                uncut = s.run(out, {x: feed})
-                patch.setattr(intra_op, "_threads", threads)
-                runs = [s.run(out, {x: feed}) for _ in range(4)]  # uncut twice, then cut
+            uncut, runs = _whole_then_cut(patch, out, {x: feed}, threads)
     for cut in runs:
         assert cut.shape == (batch, 5)
         np.testing.assert_allclose(cut, uncut, rtol=1e-6, atol=1e-6)
@@ -359,18 +368,11 @@ def test_random_steps_are_cut_exactly_when_per_example_and_agree(data, batch: in
         assert (_analyze([out], [x]) is not None) == per_example
         feed = np.random.default_rng(batch).standard_normal((batch, 4, 3)).astype(np.float32)
         with pytest.MonkeyPatch.context() as patch:
-            patch.setattr(batch_split, "MIN_PIECE_SECONDS", 0.0)
-            patch.setattr(batch_split, "MIN_GAIN", float("inf"))
-            patch.setattr(batch_split, "TRIALS", 1)
-            with tf.Session() as s:
-                patch.setattr(intra_op, "_threads", 1)
-                whole = s.run(out, {x: feed})
-                patch.setattr(intra_op, "_threads", 3)
-                batches = _count_runs(patch)
-                runs = [s.run(out, {x: feed}) for _ in range(4)]  # the last two cut
+            batches = _count_runs(patch)
+            whole, runs = _whole_then_cut(patch, out, {x: feed}, threads=3)
     event(f"cut: {per_example}")
-    pieces = min(3, batch)
-    assert len(batches) == (2 + 2 * pieces if per_example else 0)  # 0: runs uncut
+    # Three whole runs and two cut into min(3, batch) pieces; none counted when uncuttable.
+    assert len(batches) == (3 + 2 * min(3, batch) if per_example else 0)
     for got in runs:
         assert got.shape == whole.shape
         np.testing.assert_allclose(got, whole, rtol=1e-5, atol=1e-5)
