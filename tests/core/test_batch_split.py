@@ -6,7 +6,6 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
-from typing import Any
 
 import numpy as np
 import pytest
@@ -151,7 +150,7 @@ def forced_cutting(monkeypatch: pytest.MonkeyPatch) -> Callable[[int], None]:
     return force
 
 
-def _count_runs(monkeypatch: pytest.MonkeyPatch | Any) -> list[int]:
+def _count_runs(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """Record the batch size of every run of the plan."""
     batches: list[int] = []
     real = batch_split.BatchSplit.run
