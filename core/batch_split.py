@@ -52,7 +52,7 @@ import numpy as np
 
 from tfx.core import executor
 from tfx.core.graph import Graph, Node, Output
-from tfx.core.passes.analysis import infer_shapes
+from tfx.core.passes.analysis import node_output_shapes
 from tfx.core.passes.base import CONTROL_FLOW_OPS, INPUT_OPS, binds, has_side_effects
 from tfx.core.plan_builder import closure
 from tfx.kernels.cpu import intra_op
@@ -135,8 +135,17 @@ def analyze(graph: Graph, feeds: Sequence[str], fetches: Sequence[str],
     if not any(batched_feeds):
         return None
     nodes = closure([o.node for o in fetched], set(fed))
-    shapes = infer_shapes(graph, opaque={o.node.name for o in fed})
-    for node in graph.topological_order(nodes):
+    nodes_set = set(nodes)
+    # Static shapes of the step's nodes only, as the walk reaches them (the whole graph's
+    # would cost a pass over nodes the step never runs).
+    opaque = {o.node.name for o in fed}
+    shapes: dict[Output, Any] = {}
+    outside = list(dict.fromkeys(o.node for o in fed if o.node not in nodes_set))
+    for node in outside + graph.topological_order(nodes):
+        for index, shape in enumerate(node_output_shapes(node, shapes, opaque)):
+            shapes.setdefault(Output(node, index), shape)
+        if node not in nodes_set:
+            continue  # a fed node the step does not run: its shapes only
         if all(Output(node, i) in kinds for i in range(node.num_outputs)):
             continue  # a fed node (a fetch may name a fed tensor)
         outputs = _node_kinds(node, kinds, shapes)
