@@ -391,11 +391,9 @@ class BatchSplit:
             ) -> list[Any]:
         """run_step(feeds) -> fetched values, cut along the batch when that pays."""
         batch = self._batch(feeds)
-        threads = intra_op.threads()
-        if (batch is None or batch < 2 or threads < 2 or executor.tracing()
-                or intra_op.inside()):
+        if batch is None or batch < 2 or intra_op.serial() or executor.tracing():
             return run_step(list(feeds))
-        count = min(threads, batch)
+        count = min(intra_op.threads(), batch)
         trial = self.trials.setdefault(batch.bit_length(), _Trial())
         cut = _decide(trial, batch, count)
         if trial.cut_pays is not None:
