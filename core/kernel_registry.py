@@ -67,10 +67,10 @@ def load_device_kernels(device_type: str) -> None:
     device_type = device_type.upper()
     if device_type in _loaded:
         return
-    _loaded.add(device_type)
     package = _DEVICE_PACKAGES.get(device_type)
     if package:
         importlib.import_module(package)
+    _loaded.add(device_type)  # after the import: a failed one is retried, not half-loaded
 
 
 def find_kernel(op: str, device_type: str, attrs: dict[str, Any]) -> type:
