@@ -21,6 +21,7 @@ import numpy as np
 from tfx.core.errors import InvalidArgumentError, UnimplementedError
 from tfx.core.limits import check_allocation
 from tfx.core.ops.array_ops import matrix_diag_size
+from tfx.kernels.arrays import namespace
 from tfx.kernels.base import OpKernel, register_kernel
 
 # --- helpers shared with tfx.kernels.cpu.indexing --------------------------------------
@@ -47,13 +48,13 @@ def check_axis(axis: int, rank: int, what: str = "axis") -> int:
     return axis % rank
 
 
-def zeros(shape: tuple, dtype: np.dtype) -> np.ndarray:
-    """Zeros of `dtype`; empty byte strings for string tensors."""
+def zeros(shape: tuple, dtype: np.dtype, like: Any = None) -> np.ndarray:
+    """Zeros of `dtype`, where `like` lives; empty byte strings for string tensors."""
     if dtype.kind == "O":
         out = np.empty(shape, dtype=object)
         out.fill(b"")
         return out
-    return np.zeros(shape, dtype=dtype)
+    return namespace(like).zeros(shape, dtype=dtype)
 
 
 def _paddings(paddings: np.ndarray, rank: int) -> list[list[int]]:
@@ -480,7 +481,7 @@ class Fill(OpKernel):
             raise InvalidArgumentError(f"value must be a scalar, got shape {list(value.shape)}")
         value = value.reshape(())
         check_allocation(shape, self._dtype.itemsize, "Fill")
-        return (np.full(shape, value, dtype=self._dtype),)
+        return (namespace(value).full(shape, value, dtype=self._dtype),)
 
 
 @register_kernel("Empty", "CPU")
@@ -499,7 +500,7 @@ class Empty(OpKernel):
 @register_kernel("ZerosLike", "CPU")
 class ZerosLike(OpKernel):
     def compute(self, x):
-        return (zeros(x.shape, x.dtype),)
+        return (zeros(x.shape, x.dtype, like=x),)
 
 
 @register_kernel("OnesLike", "CPU")
@@ -531,7 +532,7 @@ def _pad_constant(value: np.ndarray, paddings: np.ndarray, constant) -> np.ndarr
     check_allocation(out_shape, value.dtype.itemsize, "Pad")
     # Write the interior once and fill only the borders: filling the whole output
     # first would write every element twice.
-    out = np.empty(out_shape, dtype=value.dtype)
+    out = namespace(value).empty(out_shape, dtype=value.dtype)
     out[tuple(slice(b, b + d) for d, (b, _) in zip(value.shape, pads))] = value
     for axis, (before, after) in enumerate(pads):
         if before:

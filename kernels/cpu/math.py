@@ -31,6 +31,7 @@ import numpy as np
 from tfx.core import dtypes, limits
 from tfx.core.dtypes import COMPLEX, FLOATS, INTS, NUMBERS, REALS
 from tfx.core.errors import InvalidArgumentError, UnimplementedError
+from tfx.kernels.arrays import as_array, namespace
 from tfx.kernels.base import OpKernel, register_kernel
 
 FLOAT_COMPLEX = FLOATS | COMPLEX
@@ -472,7 +473,7 @@ class AddN(OpKernel):
             return (first,)
         total = np.add(first, inputs[1])
         if len(inputs) > 2:
-            total = np.asarray(total)  # a writable buffer of our own to accumulate into
+            total = as_array(total)  # a writable buffer of our own to accumulate into
             for other in inputs[2:]:
                 np.add(total, other, out=total)
         return (total,)
@@ -540,11 +541,11 @@ class Cast(OpKernel):
         if self._to_bool:
             return (np.not_equal(x, 0),)
         if not self._guarded:
-            return (np.asarray(x).astype(self._dst),)
+            return (as_array(x).astype(self._dst),)
         if self._truncated_bits is not None:
-            x = _clear_low_bits(np.asarray(x), self._truncated_bits)
+            x = _clear_low_bits(as_array(x), self._truncated_bits)
         with _quiet():
-            return (np.asarray(x).astype(self._dst),)
+            return (as_array(x).astype(self._dst),)
 
 
 @register_kernel("Select", "CPU")
@@ -648,7 +649,7 @@ class MatMul(OpKernel):
         if y.ndim == 2 and not y.flags.c_contiguous and y.T.flags.c_contiguous:
             # OpenBLAS can be 100x slower with a transposed right operand and a short left
             # one (measured 5 ms vs 14 us for 8x100 @ 100x784); (y^T x^T)^T is the fast form.
-            return (np.ascontiguousarray(np.matmul(y.T, x.T).T),)
+            return (namespace(y).ascontiguousarray(np.matmul(y.T, x.T).T),)
         return (np.matmul(x, y),)
 
 

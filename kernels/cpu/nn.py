@@ -36,6 +36,7 @@ except ImportError:  # numpy 1.x
 from tfx.core import dtypes
 from tfx.core.dtypes import FLOATS, NUMBERS, REALS
 from tfx.core.errors import InvalidArgumentError
+from tfx.kernels.arrays import namespace
 from tfx.kernels.base import OpKernel, register_kernel
 
 # Registers the convolution and pooling kernels until kernels/cpu/__init__.py lists `conv`.
@@ -436,11 +437,11 @@ def add_bias(value: np.ndarray, bias: np.ndarray, axis: int,
     whole row: about three times faster for the 8 to 64 channels of a small network.
     """
     if out is None:
-        out = np.empty(value.shape, np.result_type(value, bias))
+        out = namespace(value).empty(value.shape, np.result_type(value.dtype, bias.dtype))
     if (axis == value.ndim - 1 and value.ndim >= 2 and bias.shape[0] < _TILE_BIAS_BELOW
             and value.size >= _TILE_BIAS_FROM_SIZE
             and value.flags.c_contiguous and out.flags.c_contiguous):
-        tiled = np.empty((value.shape[-2], bias.shape[0]), bias.dtype)
+        tiled = namespace(bias).empty((value.shape[-2], bias.shape[0]), bias.dtype)
         tiled[...] = bias
         row = tiled.size
         np.add(value.reshape(-1, row), tiled.reshape(row), out=out.reshape(-1, row))

@@ -31,6 +31,7 @@ import numpy as np
 from tfx.core import dtypes, limits
 from tfx.core.dtypes import NUMBERS, REALS
 from tfx.core.errors import InvalidArgumentError
+from tfx.kernels.arrays import as_array, namespace
 from tfx.kernels.base import OpKernel, register_kernel
 
 
@@ -83,7 +84,7 @@ class _Reduce(OpKernel):
         axes = _reduction_axes(reduction_indices, np.ndim(x))
         if not axes:
             return (x,)
-        return (self.reduce(np.asarray(x), axes),)
+        return (self.reduce(as_array(x), axes),)
 
     def reduce(self, x: np.ndarray, axes: tuple[int, ...]) -> np.ndarray:  # pragma: no cover
         raise NotImplementedError
@@ -93,7 +94,7 @@ class _Reduce(OpKernel):
 class Sum(_Reduce):
     def reduce(self, x, axes):
         total = np.add.reduce(x, axis=axes, dtype=self._acc, keepdims=self._keep)
-        return np.asarray(total).astype(self._dtype, copy=False)
+        return as_array(total).astype(self._dtype, copy=False)
 
 
 @register_kernel("Prod", "CPU", T=NUMBERS)
@@ -105,7 +106,7 @@ class Prod(_Reduce):
     def reduce(self, x, axes):
         with np.errstate(all="ignore"):
             product = np.multiply.reduce(x, axis=axes, dtype=self._acc, keepdims=self._keep)
-        return np.asarray(product).astype(self._dtype, copy=False)
+        return as_array(product).astype(self._dtype, copy=False)
 
 
 @register_kernel("Mean", "CPU", T=NUMBERS)
@@ -125,9 +126,9 @@ class Mean(_Reduce):
         count = 1
         for axis in axes:
             count *= x.shape[axis]
-        total = np.asarray(np.add.reduce(x, axis=axes, dtype=self._acc, keepdims=self._keep))
+        total = as_array(np.add.reduce(x, axis=axes, dtype=self._acc, keepdims=self._keep))
         if count == 0 and self._empty_is_zero:
-            return np.zeros(total.shape, self._dtype)
+            return namespace(total).zeros(total.shape, self._dtype)
         if self._integer:
             quotient = total // count
             # C++ integer division truncates toward zero; floor division rounds negatives down.
@@ -145,7 +146,7 @@ class EuclideanNorm(_Reduce):
     have an imaginary part of exactly 0."""
 
     def compute(self, x, reduction_indices):
-        return (self.reduce(np.asarray(x), _reduction_axes(reduction_indices, np.ndim(x))),)
+        return (self.reduce(as_array(x), _reduction_axes(reduction_indices, np.ndim(x))),)
 
     def reduce(self, x, axes):
         with np.errstate(all="ignore"):
@@ -156,7 +157,7 @@ class EuclideanNorm(_Reduce):
                 wide = x.astype(self._acc, copy=False)  # bfloat16 squares are not rounded
                 squares, acc = wide * wide, self._acc
             total = np.add.reduce(squares, axis=axes, dtype=acc, keepdims=self._keep)
-            return np.asarray(np.sqrt(total)).astype(self._dtype)
+            return as_array(np.sqrt(total)).astype(self._dtype)
 
 
 @register_kernel(["Max", "Min"], "CPU", T=REALS)
@@ -176,12 +177,13 @@ class MaxMin(_Reduce):
     def reduce(self, x, axes):
         if self._wide is not None:
             x = x.astype(self._wide)
-        if x.size:
-            result = self._ufunc.reduce(x, axis=axes, keepdims=self._keep)
-        else:
-            result = self._ufunc.reduce(x, axis=axes, keepdims=self._keep,
-                                        initial=self._identity)
-        return np.asarray(result).astype(self._dtype, copy=False)
+        if not x.size:  # the identity (CuPy's reduce takes no `initial`)
+            shape = [1 if i in axes else d for i, d in enumerate(x.shape)]
+            out = namespace(x).full(shape, self._identity, dtype=self._dtype)
+            return out if self._keep else out.reshape([d for i, d in enumerate(x.shape)
+                                                       if i not in axes])
+        result = self._ufunc.reduce(x, axis=axes, keepdims=self._keep)
+        return as_array(result).astype(self._dtype, copy=False)
 
 
 @register_kernel(["All", "Any"], "CPU")
@@ -191,7 +193,7 @@ class AllAny(_Reduce):
         self._ufunc = np.logical_and if self.op == "All" else np.logical_or
 
     def reduce(self, x, axes):
-        return np.asarray(self._ufunc.reduce(x, axis=axes, keepdims=self._keep))
+        return as_array(self._ufunc.reduce(x, axis=axes, keepdims=self._keep))
 
 
 @register_kernel(["ArgMax", "ArgMin"], "CPU", T=REALS | {dtypes.bool_})
@@ -230,8 +232,8 @@ class ArgMaxMin(OpKernel):
             x = x.astype(self._wide)
         index = self._fn(x, axis=axis)
         if self._bound is not None:
-            index = self._skip_nan(np.asarray(x), axis, index)
-        return (np.asarray(index).astype(self._out),)
+            index = self._skip_nan(as_array(x), axis, index)
+        return (as_array(index).astype(self._out),)
 
     def _skip_nan(self, x: np.ndarray, axis: int, index: np.ndarray) -> np.ndarray:
         """numpy's pick where it is TensorFlow's; numpy picks the first NaN instead, and the
