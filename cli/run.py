@@ -130,8 +130,9 @@ def run(
     devices: Annotated[
         str | None,
         typer.Option("--devices", "-d", metavar="LIST",
-                     help="Run across local CPU devices (cpu:0,cpu:1): nodes keep the devices "
-                          "a placed graph gives them, the rest are placed greedily."),
+                     help="Run across local devices (cpu:0,cpu:1; gpu:0 through CuPy): nodes "
+                          "keep the devices a placed graph gives them, the rest are placed "
+                          "greedily."),
     ] = None,
     init: Annotated[
         list[str] | None,

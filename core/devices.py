@@ -14,12 +14,14 @@ link between every pair (latency and bandwidth), and the client's device
 `cpu:0,cpu:1`, or counts such as `gpu:4`) or from a JSON spec file describing a
 cluster you do not have (`DeviceSet.from_spec_file`). Local CPU devices, as many
 as you like, run kernels in this process, so multi-device execution is testable
-on any machine; every other device is *simulated*: placement can plan for it,
-nothing runs on it.
+on any machine. A set is *simulated* until `runnable()` readies it to run: then
+the GPUs of this process run their GPU kernels through CuPy (`tfx.kernels.gpu`),
+and devices of other tasks are refused. Placement can plan for any device.
 
 A `Device` is the runtime side (the seed paper's device interface): it
 allocates memory, runs a kernel, and copies tensors to and from the host.
-`CPUDevice` is numpy; `GPUDevice` imports CuPy only when it is created.
+`CPUDevice` is numpy; `GPUDevice` imports CuPy only when it is created
+(`local_gpu`), so tfx needs CuPy only on machines that use a GPU.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ import hashlib
 import json
 import math
 import re
+import threading
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
@@ -322,6 +325,45 @@ class DeviceSet:
     @property
     def all_local(self) -> bool:
         return all(d.local for d in self.devices)
+
+    def runnable(self) -> DeviceSet:
+        """This set, ready to run steps in this process.
+
+        The GPUs of the local task become local devices with their GPU kernels
+        (CuPy); a CPU:0 joins a set without a CPU, as TensorFlow always has one,
+        for the ops no GPU kernel serves and as the client. Links already given
+        are kept.
+
+        Raises:
+            UnimplementedError: a device of another task or of a type tfx cannot
+                run, or CuPy missing for a GPU.
+            InvalidArgumentError: a GPU index this machine does not have.
+        """
+        task = (LOCAL_JOB, 0, 0)
+        others = [d.name for d in self.devices
+                  if (d.parsed.job, d.parsed.replica, d.parsed.task) != task
+                  or d.device_type not in ("CPU", "GPU")]
+        if others:
+            raise UnimplementedError(
+                f"cannot run on {', '.join(others)}: tfx runs steps on this process's CPU "
+                "and GPU devices (/job:localhost/replica:0/task:0); other devices can be "
+                "planned for with tfx place"
+            )
+        gpus = [d for d in self.devices if d.device_type == "GPU" and not d.local]
+        if gpus:
+            count = gpu_count(gpus[0].name)
+            missing = [d.name for d in gpus if (d.parsed.id or 0) >= count]
+            if missing:
+                have = ", ".join(f"GPU:{i}" for i in range(count)) or "none"
+                raise InvalidArgumentError(
+                    f"no such GPU: {', '.join(missing)}; CuPy sees {count} GPU(s) ({have})"
+                )
+        devices = list(self.devices)
+        if not any(d.device_type == "CPU" for d in devices):
+            devices.insert(0, _default_device(DeviceName.parse("cpu:0").with_defaults()))
+        links = {**_default_links(devices), **self.links}
+        ready = [replace(d, local=True, kernels="GPU") if d in gpus else d for d in devices]
+        return DeviceSet(ready, links, self.client if len(devices) == len(self) else "")
 
     # --- construction -------------------------------------------------------------------
     @classmethod
@@ -646,31 +688,75 @@ class CPUDevice(Device):
 
 
 class GPUDevice(Device):
-    """A CUDA GPU through CuPy, imported when the device is created."""
+    """A CUDA GPU of this process through CuPy (see `local_gpu`).
+
+    `context` makes the GPU current while a kernel runs. Copies to the device
+    take numpy arrays and scalars of numeric and bool types; strings and
+    handles stay on the host (they have no device form).
+    """
 
     def __init__(self, attributes: DeviceAttributes) -> None:
         super().__init__(attributes)
-        try:
-            import cupy
-        except ImportError:
-            raise UnimplementedError(
-                f"device {attributes.name} needs CuPy (pip install tfx-dataflow[gpu])"
-            ) from None
-        self._cupy = cupy
-        self._cuda_device = cupy.cuda.Device(attributes.parsed.id or 0)
+        self._cupy = _import_cupy(attributes.name)
+        self.context = self._cupy.cuda.Device(attributes.parsed.id or 0)
 
     def allocate(self, shape: Sequence[int], dtype: Any) -> Any:
-        with self._cuda_device:
+        with self.context:
             return self._cupy.empty(tuple(shape), dtype=dtype)
 
     def copy_to_host(self, value: Any) -> Any:
         return self._cupy.asnumpy(value) if isinstance(value, self._cupy.ndarray) else value
 
     def copy_from_host(self, value: Any) -> Any:
-        if isinstance(value, np.ndarray) and value.dtype.kind != "O":
-            with self._cuda_device:
+        if isinstance(value, (np.ndarray, np.generic)) and value.dtype.kind in "biufc":
+            with self.context:
                 return self._cupy.asarray(value)
         return value
+
+
+def _import_cupy(device: str) -> Any:
+    try:
+        import cupy
+    except ImportError:
+        raise UnimplementedError(
+            f"device {device} needs CuPy, which is not installed "
+            "(pip install 'tfx-dataflow[gpu]')"
+        ) from None
+    return cupy
+
+
+def gpu_count(device: str = "GPU") -> int:
+    """How many CUDA GPUs CuPy sees (0 when the CUDA runtime finds none).
+
+    Raises UnimplementedError naming `device` when CuPy is not installed.
+    """
+    cupy = _import_cupy(device)
+    try:
+        return int(cupy.cuda.runtime.getDeviceCount())
+    except Exception:  # noqa: BLE001 - CUDARuntimeError, or a driver missing altogether
+        return 0
+
+
+_GPUS: dict[str, GPUDevice] = {}
+_GPUS_LOCK = threading.Lock()
+
+
+def local_gpu(name: str) -> GPUDevice:
+    """The runtime device of the local GPU `name` (a full or legacy name), made once.
+
+    Kernels of every step on that GPU share it, so CuPy is imported and the
+    CUDA device opened once per process.
+    """
+    parsed = DeviceName.parse(name).with_defaults()
+    full = str(parsed)
+    device = _GPUS.get(full)
+    if device is None:
+        with _GPUS_LOCK:
+            device = _GPUS.get(full)
+            if device is None:
+                attributes = replace(_default_device(parsed), local=True, kernels="GPU")
+                device = _GPUS[full] = GPUDevice(attributes)
+    return device
 
 
 def create_device(attributes: DeviceAttributes) -> Device:
@@ -682,7 +768,7 @@ def create_device(attributes: DeviceAttributes) -> Device:
     if attributes.device_type == "CPU":
         return CPUDevice(attributes)
     if attributes.device_type == "GPU":
-        return GPUDevice(attributes)
+        return local_gpu(attributes.name)
     raise UnimplementedError(f"device {attributes.name}: no runtime for type "
                              f"{attributes.device_type}")
 

@@ -68,7 +68,6 @@ from tfx.core.errors import (
     FailedPreconditionError,
     InvalidArgumentError,
     NotFoundError,
-    UnimplementedError,
 )
 from tfx.core.executor import StepState, run_plan
 from tfx.core.graph import Graph, Node, Output, parse_tensor_name
@@ -403,9 +402,13 @@ def _root_cause(errors: list[BaseException]) -> BaseException:
 class MultiDeviceSession(Session):
     """A Session whose steps run across several local devices.
 
+    The devices are this process's: virtual CPUs, and GPUs through CuPy
+    (`DeviceSet.runnable`); a GPU partition's kernels keep their tensors in GPU
+    memory, and its Sends and Recvs copy to and from the host.
+
     Args:
         graph: as for Session (path, bytes, GraphDef or Graph; a Graph is copied).
-        devices: a DeviceSet or a `--devices` string such as "cpu:0,cpu:1".
+        devices: a DeviceSet or a `--devices` string such as "cpu:0,cpu:1" or "cpu:0,gpu:0".
         timeout: default per-step timeout in seconds.
         soft_placement: relax device constraints no device satisfies.
         strategy: placement strategy ("greedy", "single", "default").
@@ -424,12 +427,7 @@ class MultiDeviceSession(Session):
             graph = graph.to_graph_def()
         super().__init__(graph, timeout=timeout)
         device_set = devices if isinstance(devices, DeviceSet) else DeviceSet.from_names(devices)
-        simulated = [d.name for d in device_set if not d.local or d.device_type != "CPU"]
-        if simulated:
-            raise UnimplementedError(
-                f"cannot run on {', '.join(simulated)}: tfx runs steps on local CPU devices "
-                "only (other devices can be planned for with tfx place)"
-            )
+        device_set = device_set.runnable()
         self.device_set = device_set
         cost_model = CostModel(self.graph, input_shapes=input_shapes)
         self.placement: Placement = place(self.graph, device_set, cost_model=cost_model,

@@ -73,7 +73,7 @@ def build_plan(
         try:
             kernel_class = find_kernel(node.op, device_type, bound.attrs)
             kernel = kernel_class(node.name, node.op, bound.attrs, bound.input_types,
-                                  bound.output_types, DEFAULT_DEVICE)
+                                  bound.output_types, node.device or DEFAULT_DEVICE)
         except TfxError as exc:
             raise type(exc)(f"node {node.name!r} (op {node.op}): {exc}") from None
         pnode = PlanNode(node.name, node.op, node.device or DEFAULT_DEVICE, kernel)

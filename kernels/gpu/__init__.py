@@ -1,4 +1,10 @@
-"""GPU kernels (CuPy), imported only when a GPU device is used.
+"""GPU kernels (CuPy), imported the first time a GPU device's kernels are looked up.
 
-No GPU kernels are registered yet; CuPy is never imported at the top level.
+Loading this package registers kernels without importing CuPy: CuPy is
+imported when the first GPU kernel is built (`tfx.core.devices.local_gpu`),
+so a machine without it can still list and place GPU ops. `shared` makes GPU
+kernels of the CPU kernels whose numpy code CuPy runs unchanged; `transfer`
+has the kernels that cross between host and GPU memory (Const, Send, Recv).
 """
+
+from tfx.kernels.gpu import shared, transfer  # noqa: F401 - imported for their registrations

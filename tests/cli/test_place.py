@@ -215,5 +215,5 @@ def test_run_across_devices(tmp_path: Path, capsys) -> None:
         assert code == 0, stderr
         results.append(json.loads(stdout)["fetches"])
     assert results[0] == results[1] == results[2]
-    code, _, stderr = tfx_cli(capsys, "run", MLP, "--devices", "cpu:0,gpu:1")
-    assert code == 2 and "tfx runs steps on local CPU devices only" in stderr
+    code, _, stderr = tfx_cli(capsys, "run", MLP, "--devices", "cpu:0,/job:ps/task:0/cpu:0")
+    assert code == 2 and "tfx runs steps on this process's CPU and GPU devices" in stderr

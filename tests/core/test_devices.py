@@ -206,7 +206,7 @@ def test_gpu_device_copies_to_and_from_host() -> None:
 
     from tfx.core.devices import GPUDevice
 
-    device = create_device(replace(DeviceSet.from_names("gpu:1").devices[0], local=True))
+    device = create_device(replace(DeviceSet.from_names("gpu:0").devices[0], local=True))
     assert isinstance(device, GPUDevice)
     value = np.arange(6, dtype=np.float32).reshape(2, 3)
     on_gpu = device.copy_from_host(value)

@@ -150,10 +150,10 @@ def test_a_step_timeout_cancels_every_partition() -> None:
         assert time.monotonic() - start < 5
 
 
-def test_only_local_cpu_devices_run() -> None:
-    with pytest.raises(UnimplementedError, match="cannot run on .*GPU:0: tfx runs steps on "
-                                                 "local CPU devices only"):
-        MultiDeviceSession(str(DATA / "mlp_frozen.pb"), devices="cpu:0,gpu:1")
+def test_only_this_process_devices_run() -> None:
+    with pytest.raises(UnimplementedError, match="cannot run on /job:ps/replica:0/task:0/"
+                                                 "device:CPU:0: tfx runs steps on this process"):
+        MultiDeviceSession(str(DATA / "mlp_frozen.pb"), devices="cpu:0,/job:ps/task:0/cpu:0")
     devices = DeviceSet.from_names("cpu:0,cpu:1")
     with MultiDeviceSession(str(DATA / "mlp_frozen.pb"), devices=devices,
                             strategy="single") as sess:

@@ -1,0 +1,63 @@
+"""GPU kernels written once: the CPU kernels of ops whose numpy code CuPy runs as is.
+
+For each op in `SHARED_OPS`, every CPU registration gets a GPU twin: the same
+class with `OnGPU` in front (`tfx.kernels.gpu.memory`), registered for "GPU"
+with its dtype constraints narrowed to `GPU_TYPES`. An op is listed only when
+its CPU kernel uses nothing CuPy lacks (no `np.asarray` on inputs, no Python
+loops over elements, no numpy-only functions); the GPU tests run each listed
+op on an emulation of CuPy's rules, and on a real GPU when one is present.
+Everything else runs on the CPU: the placer sees no GPU kernel for it.
+"""
+
+from __future__ import annotations
+
+from tfx.core import dtypes
+from tfx.core.kernel_registry import kernels_for, register_kernel
+from tfx.kernels.gpu.memory import OnGPU
+
+# The dtypes CuPy arrays hold (no bfloat16, quantized, string or handle types).
+GPU_TYPES = frozenset({
+    dtypes.float16, dtypes.float32, dtypes.float64, dtypes.complex64, dtypes.complex128,
+    dtypes.int8, dtypes.int16, dtypes.int32, dtypes.int64,
+    dtypes.uint8, dtypes.uint16, dtypes.uint32, dtypes.uint64, dtypes.bool_,
+})
+
+SHARED_OPS = (
+    # elementwise math
+    "Abs", "Neg", "Exp", "Log", "Sqrt", "Rsqrt", "Square", "Reciprocal", "Sign", "Floor",
+    "Ceil", "Tanh", "Sigmoid", "Sin", "Cos", "Log1p", "Expm1",
+    "Add", "AddV2", "Sub", "Mul", "RealDiv", "Maximum", "Minimum", "Pow",
+    "SquaredDifference", "FloorDiv", "FloorMod", "AddN",
+    "Equal", "NotEqual", "Greater", "GreaterEqual", "Less", "LessEqual",
+    "LogicalAnd", "LogicalOr", "LogicalNot", "Select", "SelectV2",
+    # neural network
+    "Relu", "Relu6", "Elu", "LeakyRelu", "Softplus", "BiasAdd", "Softmax", "LogSoftmax",
+    "ReluGrad", "MatMul", "BatchMatMulV2",
+    # reductions
+    "Sum", "Mean", "Max", "Min", "Prod", "All", "Any", "ArgMax", "ArgMin",
+    # shapes and copies
+    "Identity", "StopGradient", "PreventGradient", "Reshape", "ExpandDims", "Squeeze",
+    "Transpose", "ConcatV2", "Pack", "Unpack", "Cast", "Shape", "Size", "Rank", "Fill",
+    "Tile", "Pad", "Slice", "StridedSlice", "Split", "ReverseV2", "ZerosLike", "OnesLike",
+    # control
+    "NoOp", "ControlTrigger", "Switch", "Merge",
+)
+
+
+def _register_twins(ops: tuple[str, ...]) -> None:
+    for op in ops:
+        for reg in kernels_for(op):
+            if reg.device_type != "CPU":
+                continue
+            constraints = {attr: allowed & GPU_TYPES for attr, allowed in reg.constraints}
+            if any(not allowed for allowed in constraints.values()):
+                continue
+            cpu_class = reg.kernel_class
+            twin = type(cpu_class.__name__, (OnGPU, cpu_class), {
+                "__module__": __name__,
+                "__doc__": f"{op} on a GPU: the CPU kernel {cpu_class.__qualname__} on CuPy.",
+            })
+            register_kernel(op, "GPU", **constraints)(twin)
+
+
+_register_twins(SHARED_OPS)
