@@ -3,6 +3,7 @@
 - `table`: the LevelDB-style sorted table of a checkpoint's `.index` file.
 - `bundle`: `BundleWriter` / `BundleReader` for `PREFIX.index` + `PREFIX.data-*`,
   and `merge_bundles` for sharded saves.
+- `slices`: the slices of partitioned tensors (SaveV2 specs, their keys in a bundle).
 - `state`: the `checkpoint` state file (latest and kept checkpoints) and retention.
 
 Example:
@@ -21,9 +22,9 @@ from tfx.core.checkpoint.bundle import (
     index_filename,
     load_tensors,
     merge_bundles,
-    parse_shape_and_slice,
     save_tensors,
 )
+from tfx.core.checkpoint.slices import parse_shape_and_slice, parse_slice_spec
 from tfx.core.checkpoint.state import (
     STATE_FILENAME,
     checkpoint_exists,
@@ -47,6 +48,7 @@ __all__ = [
     "load_tensors",
     "merge_bundles",
     "parse_shape_and_slice",
+    "parse_slice_spec",
     "read_state",
     "record_checkpoint",
     "remove_checkpoint",

@@ -18,7 +18,11 @@ shows the old index over the new data. Reads trust nothing in the files: `Bundle
 header, every entry's dtype, shape, shard, offset and size against the data
 file, and the CRC of every tensor it returns, and raises DataLossError naming
 the file and the tensor. `merge_bundles` joins the bundles written by several
-SaveV2 ops of a sharded save into one (MergeV2Checkpoints).
+SaveV2 ops of a sharded save into one (MergeV2Checkpoints), all or nothing.
+
+A partitioned tensor is saved in slices (`BundleWriter.add_slice`, TensorFlow's
+AddSlice; the keys and specs are in `slices.py`); `BundleReader.read` assembles
+it and `read_slice` reads just the stored slices a requested slice overlaps.
 
 Example:
     >>> with BundleWriter("/tmp/ckpt/model") as writer:
@@ -42,6 +46,8 @@ import numpy as np
 from google.protobuf.message import DecodeError
 
 from tfx.core import dtypes, fileio, limits, tensor_util
+from tfx.core.checkpoint import slices
+from tfx.core.checkpoint.slices import slice_text
 from tfx.core.checkpoint.table import (
     TableWriter,
     crc32c,
@@ -96,6 +102,8 @@ class BundleWriter:
         self.prefix = os.fspath(prefix)
         self._sync = sync
         self._entries: dict[bytes, checkpoint_pb2.BundleEntryProto] = {}
+        # The tensors saved in slices: name -> (extents, bounds) of each slice so far.
+        self._slices: dict[bytes, list[tuple[slices.Extents, slices.Bounds]]] = {}
         self._offset = 0
         self._done = False
         self._data_path = data_filename(self.prefix, 0, 1)
@@ -121,9 +129,14 @@ class BundleWriter:
         """Append a whole tensor under `name` (numeric, bool or string)."""
         if self._done:
             raise FailedPreconditionError(f"checkpoint {self.prefix!r} is already finished")
-        key = name.encode("utf-8") if isinstance(name, str) else bytes(name)
+        key = _encode_name(name)
         if key == HEADER_KEY:
             raise InvalidArgumentError("a tensor name in a checkpoint must not be empty")
+        if key in self._slices:
+            raise InvalidArgumentError(
+                f"tensor {name!r} is added whole to {self.prefix!r}, where it is already saved "
+                f"in slices"
+            )
         if key in self._entries:
             raise InvalidArgumentError(f"tensor {name!r} is added twice to {self.prefix!r}")
         array = tensor_util.as_ndarray(value, dtype)
@@ -147,6 +160,74 @@ class BundleWriter:
         entry.crc32c = mask_crc(crc)
         self._offset += entry.size
         self._entries[key] = entry
+
+    def add_slice(
+        self, name: str | bytes, full_shape: Iterable[int], extents: Iterable[tuple[int, int]],
+        value: Any, dtype: dtypes.DType | None = None,
+    ) -> None:
+        """Append one slice of the partitioned tensor `name` (TensorFlow's AddSlice).
+
+        The tensor's entry gets the full dtype and shape and one TensorSliceProto per
+        slice; the slice's values go under its encoded key (`slices.slice_key`). A
+        slice covering the whole tensor is stored as a plain entry, as TensorFlow does.
+
+        Args:
+            name: the full tensor's name.
+            full_shape: the shape of the full tensor.
+            extents: one (start, length) per dimension; length -1 takes all of it.
+            value: the slice's values, shaped as the slice.
+            dtype: the dtype to store (default: the value's).
+
+        Raises:
+            InvalidArgumentError, naming the tensor: the slice leaves the full shape, the
+            value has another shape, or the slice disagrees with the earlier slices of
+            `name` (another dtype or full shape, or a shared element).
+
+        Example:
+            >>> writer.add_slice("w", [10, 4], [(0, 5), (0, -1)], np.zeros((5, 4), np.float32))
+        """
+        if self._done:
+            raise FailedPreconditionError(f"checkpoint {self.prefix!r} is already finished")
+        key = _encode_name(name)
+        what = f"tensor {_decode_name(key)!r}"
+        shape = tuple(int(d) for d in full_shape)
+        extents = tuple((int(s), int(n)) for s, n in extents)
+        try:
+            box = slices.bounds(extents, shape)
+        except InvalidArgumentError as exc:
+            raise InvalidArgumentError(f"{what}: {exc}") from None
+        array = tensor_util.as_ndarray(value, dtype)
+        dt = dtype or dtypes.as_dtype(array.dtype)
+        want = tuple(stop - start for start, stop in box)
+        if array.shape != want:
+            raise InvalidArgumentError(
+                f"{what}: slice {slice_text(extents)} of shape {list(shape)} has shape "
+                f"{list(want)}, but the value saved for it has shape {list(array.shape)}"
+            )
+        entry, seen = self._entries.get(key), self._slices.get(key)
+        if entry is None and slices.covers(box, shape):
+            self.add(name, array, dt)
+            return
+        if entry is not None and seen is None:
+            raise InvalidArgumentError(
+                f"{what}: slice {slice_text(extents)} overlaps the whole tensor, saved already "
+                f"in {self.prefix!r}"
+            )
+        if entry is not None:
+            _check_same_tensor(what, entry, dt, shape)
+            other = slices.first_overlap(box, seen)
+            if other is not None or slices.slice_key(key, extents) in self._entries:
+                raise InvalidArgumentError(
+                    f"{what}: slice {slice_text(extents)} overlaps slice "
+                    f"{slice_text(other or extents)}, saved already"
+                )
+        self.add(slices.slice_key(key, extents), array, dt)
+        if entry is None:
+            entry = self._entries[key] = checkpoint_pb2.BundleEntryProto(dtype=dt.enum)
+            tensor_util.shape_to_proto(shape, entry.shape)
+            seen = self._slices[key] = []
+        entry.slices.append(slices.to_proto(extents))
+        seen.append((extents, box))
 
     def finish(self) -> None:
         """Write the index and rename both files into place, the index last."""
@@ -182,6 +263,21 @@ class BundleWriter:
                 os.unlink(path)
             except FileNotFoundError:
                 pass
+
+
+def _check_same_tensor(what: str, entry: checkpoint_pb2.BundleEntryProto,
+                       dt: dtypes.DType, shape: tuple[int, ...]) -> None:
+    """Slices of one tensor must agree on its dtype and full shape."""
+    if entry.dtype != dt.enum:
+        raise InvalidArgumentError(
+            f"{what}: its slices have different dtypes "
+            f"({dtypes.as_dtype(entry.dtype)} and {dt})"
+        )
+    stored = tuple(int(d.size) for d in entry.shape.dim)
+    if stored != shape:
+        raise InvalidArgumentError(
+            f"{what}: its slices give different full shapes ({list(stored)} and {list(shape)})"
+        )
 
 
 def _raw_bytes(array: np.ndarray, dt: dtypes.DType) -> np.ndarray:
@@ -353,53 +449,54 @@ class BundleReader:
         """The whole tensor `name`, after size and CRC checks (assembled if saved in slices)."""
         entry = self.entry(name)
         if entry.slices:
-            return self._read_sliced(name, entry)
+            return self._read_sliced(name, entry, None)
         return self._read_entry(name, entry)
 
-    def _read_sliced(self, name: str, entry: checkpoint_pb2.BundleEntryProto) -> np.ndarray:
-        """A partitioned tensor: each slice is an entry of its own under an encoded key."""
+    def _read_sliced(
+        self, name: str, entry: checkpoint_pb2.BundleEntryProto, box: slices.Bounds | None,
+    ) -> np.ndarray:
+        """A partitioned tensor, or the part `box` of it: each stored slice is an entry of
+        its own under an encoded key; only those sharing elements with `box` are read."""
         what = f"tensor {name!r} in {self.index_path}"
         dt = self._checked_dtype(name, entry)
         shape = self._checked_shape(name, entry)
-        limits.check_allocation(shape, dt.itemsize or 1, what)
-        _check_numpy_shape(shape, np.dtype(dt.np).itemsize, what)
-        out = np.empty(shape, dtype=dt.np)
-        covered = np.zeros(shape, dtype=np.bool_)
+        target = tuple((0, d) for d in shape) if box is None else box
+        out_shape = tuple(stop - start for start, stop in target)
+        limits.check_allocation(out_shape, dt.itemsize or 1, what)
+        _check_numpy_shape(out_shape, np.dtype(dt.np).itemsize, what)
+        out = np.empty(out_shape, dtype=dt.np)
+        covered = np.zeros(out_shape, dtype=np.bool_)
         for piece in entry.slices:
-            if len(piece.extent) != len(shape):
-                raise DataLossError(
-                    f"{what}: a slice has {len(piece.extent)} extents for shape {list(shape)}"
-                )
-            extents = [(e.start, e.length if e.HasField("length") else -1) for e in piece.extent]
-            index = []
-            for (start, length), dim in zip(extents, shape):
-                if length == -1 and start == 0:
-                    index.append(slice(0, dim))
-                elif 0 <= start and 0 <= length and start + length <= dim:
-                    index.append(slice(start, start + length))
-                else:
-                    raise DataLossError(
-                        f"{what}: slice {_slice_text(extents)} is outside shape {list(shape)}"
-                    )
-            key = _slice_key(_encode_name(name), extents)
+            extents = slices.from_proto(piece)
+            try:
+                stored = slices.bounds(extents, shape)
+            except InvalidArgumentError as exc:
+                raise DataLossError(f"{what}: {exc}") from None
+            key = slices.slice_key(_encode_name(name), extents)
             part = self._entries.get(key)
             if part is None or part.slices:
                 raise DataLossError(
-                    f"{what}: the entry of slice {_slice_text(extents)} is missing or invalid"
+                    f"{what}: the entry of slice {slice_text(extents)} is missing or invalid"
                 )
-            label = f"{name}[{_slice_text(extents)}]"
+            label = f"{name}[{slice_text(extents)}]"
             if self._checked_dtype(label, part) is not dt:
-                raise DataLossError(f"{what}: slice {_slice_text(extents)} has another dtype")
-            want = tuple(i.stop - i.start for i in index)
+                raise DataLossError(f"{what}: slice {slice_text(extents)} has another dtype")
+            want = tuple(stop - start for start, stop in stored)
             if self._checked_shape(label, part) != want:
                 raise DataLossError(
-                    f"{what}: slice {_slice_text(extents)} is stored with shape "
+                    f"{what}: slice {slice_text(extents)} is stored with shape "
                     f"{list(self._checked_shape(label, part))}, not {list(want)}"
                 )
-            out[tuple(index)] = self._read_entry(label, part)
-            covered[tuple(index)] = True
+            common = slices.intersection(stored, target)
+            if common is None:
+                continue
+            source = tuple(slice(a - s0, b - s0) for (a, b), (s0, _) in zip(common, stored))
+            dest = tuple(slice(a - t0, b - t0) for (a, b), (t0, _) in zip(common, target))
+            out[dest] = self._read_entry(label, part)[source]
+            covered[dest] = True
         if not covered.all():
-            raise DataLossError(f"{what}: its slices do not cover the whole tensor")
+            cut = "the whole tensor" if box is None else "the slice restored"
+            raise DataLossError(f"{what}: its slices do not cover {cut}")
         return out
 
     def _read_entry(self, name: str, entry: checkpoint_pb2.BundleEntryProto) -> np.ndarray:
@@ -436,17 +533,35 @@ class BundleReader:
         return buffer.reshape(shape)
 
     def read_slice(self, name: str, shape_and_slice: str) -> np.ndarray:
-        """Read `name` and cut it by a SaveV2-style spec ("" = whole, "4 3 0,2:-" = slice)."""
+        """Read the part of `name` a SaveV2-style spec names ("" = all, "4 3 0,2:-" = rows
+        0-1); of a tensor saved in slices, only the stored slices it overlaps are read.
+
+        Raises:
+            InvalidArgumentError: the spec is malformed, leaves its shape, or gives
+                another full shape than the stored one.
+            DataLossError: the stored slices do not cover the part asked for.
+
+        Example:
+            >>> reader.read_slice("w", "3 4 1,2:-")  # rows 1 and 2 of a 3x4 tensor
+        """
         if not shape_and_slice:
             return self.read(name)
-        full, index = parse_shape_and_slice(shape_and_slice)
-        stored = self.shape(name)
-        if tuple(full) != stored:
+        try:
+            full, extents = slices.parse_slice_spec(shape_and_slice)
+        except InvalidArgumentError as exc:
+            raise InvalidArgumentError(f"tensor {name!r}: {exc}") from None
+        entry = self.entry(name)
+        stored = self._checked_shape(name, entry)
+        if full != stored:
             raise InvalidArgumentError(
                 f"tensor {name!r}: shape {list(full)} in the spec {shape_and_slice!r} does not "
                 f"match the shape stored in {self.index_path}: {list(stored)}"
             )
-        return np.ascontiguousarray(self.read(name)[index])
+        box = slices.bounds(extents, full)
+        if entry.slices:
+            return self._read_sliced(name, entry, box)
+        index = tuple(slice(start, stop) for start, stop in box)
+        return np.ascontiguousarray(self._read_entry(name, entry)[index])
 
     def read_all(self) -> dict[str, np.ndarray]:
         return {name: self.read(name) for name in self.names()}
@@ -555,69 +670,12 @@ def _decode_strings(raw: bytes, count: int, what: str) -> tuple[np.ndarray, int]
     return out, crc
 
 
-# --- the keys of slices (TensorFlow's OrderedCode, as EncodeTensorNameSlice uses it) -----
-
-
-def _slice_key(name: bytes, extents: list[tuple[int, int]]) -> bytes:
-    """The index key of one slice: 0, the name, the rank, then each (start, length)."""
-    out = bytearray(_ordered_uint(0))
-    out += name.replace(b"\xff", b"\xff\x00").replace(b"\x00", b"\x00\xff") + b"\x00\x01"
-    out += _ordered_uint(len(extents))
-    for start, length in extents:  # a length of -1 is the whole dimension
-        out += _ordered_int(start) + _ordered_int(length)
-    return bytes(out)
-
-
-def _ordered_uint(value: int) -> bytes:
-    """A byte count, then the big-endian bytes (none for 0)."""
-    body = value.to_bytes((value.bit_length() + 7) // 8, "big")
-    return bytes([len(body)]) + body
-
-
-def _ordered_int(value: int) -> bytes:
-    """Signed: L bytes of two's complement hold 7L-1 value bits, their first L bits
-    flipped (so L ones, then the sign, for a non-negative value)."""
-    magnitude = ~value if value < 0 else value
-    length = 1
-    while magnitude.bit_length() > 7 * length - 1:
-        length += 1
-    bits = 8 * length
-    header = ((1 << length) - 1) << (bits - length)
-    return ((value & ((1 << bits) - 1)) ^ header).to_bytes(length, "big")
-
-
-def _slice_text(extents: list[tuple[int, int]]) -> str:
-    return ":".join("-" if n == -1 else f"{s},{n}" for s, n in extents)
-
-
 def _encode_name(name: str | bytes) -> bytes:
-    return name.encode("utf-8", "surrogateescape") if isinstance(name, str) else name
+    return name.encode("utf-8", "surrogateescape") if isinstance(name, str) else bytes(name)
 
 
 def _decode_name(key: bytes) -> str:
     return key.decode("utf-8", "surrogateescape")
-
-
-def parse_shape_and_slice(spec: str) -> tuple[tuple[int, ...], tuple[slice, ...]]:
-    """Parse "d0 d1 ... s0:s1:..." where each s is "-" (all) or "start,length"."""
-    *dims, slices = spec.strip().split(" ")
-    try:
-        shape = tuple(int(d) for d in dims)
-        parts = slices.split(":") if shape else []
-        if len(parts) != len(shape) or any(d < 0 for d in shape):
-            raise ValueError
-        index = []
-        for part, dim in zip(parts, shape):
-            if part == "-":
-                index.append(slice(None))
-                continue
-            start, length = (int(x) for x in part.split(","))
-            if start < 0 or length < 0 or start + length > dim:
-                raise ValueError
-            index.append(slice(start, start + length))
-    except ValueError:
-        raise InvalidArgumentError(f"invalid shape_and_slice spec {spec!r}") from None
-    return shape, tuple(index)
 
 
 def load_tensors(prefix: str | os.PathLike, names: Iterable[str] | None = None) -> dict:
@@ -633,60 +691,193 @@ def merge_bundles(
     prefixes: Iterable[str], merged_prefix: str | os.PathLike, *,
     allow_missing_files: bool = False, sync: bool = True,
 ) -> None:
-    """Merge the bundles at `prefixes` into one at `merged_prefix` (their data files move).
+    """Merge the bundles at `prefixes` into one at `merged_prefix` (MergeV2Checkpoints).
 
-    Every source is read and checked before anything is renamed; the merged index is
-    written last and atomically. Source index files are deleted afterwards.
+    All or nothing: every source index is read and checked (each entry's shard and
+    bytes against its data file) and the merged index written under a temporary name
+    before anything moves; then the data files are renamed into place and the index
+    last. If any step fails, the moved files go back, `merged_prefix` keeps what it
+    had, and the error names the checkpoint and tensor. The source index files are
+    deleted only after success. A tensor saved in slices by several sources gets one
+    entry listing all their slices, as TensorFlow merges it; any other key held by
+    two sources is an error.
+
+    Args:
+        prefixes: the bundles to merge, in shard order.
+        merged_prefix: where the merged checkpoint goes.
+        allow_missing_files: skip sources without an index instead of failing.
+        sync: fsync the merged index and directory.
+
+    Raises:
+        NotFoundError: a source (or one of its data files) is missing, or none exists.
+        DataLossError: a source's index is corrupt or disagrees with its data files.
+        InvalidArgumentError: two sources hold the same tensor (or overlapping slices,
+            or slices of different dtypes or full shapes).
+
+    Example:
+        >>> merge_bundles(["ckpt_temp/part-00000-of-00002", "ckpt_temp/part-00001-of-00002"],
+        ...               "ckpt/model.ckpt-7")
     """
+    prefixes = [os.fspath(p) for p in prefixes]
     merged_prefix = os.fspath(merged_prefix)
-    entries: dict[bytes, checkpoint_pb2.BundleEntryProto] = {}
-    moves: list[tuple[str, int]] = []
-    sources: list[str] = []
-    for prefix in prefixes:
-        if not os.path.exists(index_filename(prefix)) and allow_missing_files:
-            continue
-        with BundleReader(prefix) as reader:
-            for shard in range(reader.num_shards):
-                path = data_filename(prefix, shard, reader.num_shards)
-                if not os.path.exists(path):
-                    raise NotFoundError(f"data file {path!r} of checkpoint {prefix!r} is missing")
-                moves.append((path, len(moves)))
-            for key, entry in reader.entries().items():
-                if key in entries:
-                    raise InvalidArgumentError(
-                        f"tensor {_decode_name(key)!r} is in more than one checkpoint to merge "
-                        f"(again in {prefix!r})"
-                    )
-                if not 0 <= entry.shard_id < reader.num_shards:
-                    raise DataLossError(
-                        f"{reader.index_path}: tensor {_decode_name(key)!r} has shard id "
-                        f"{entry.shard_id}, out of range [0, {reader.num_shards})"
-                    )
-                merged = checkpoint_pb2.BundleEntryProto()
-                merged.CopyFrom(entry)
-                merged.shard_id += len(moves) - reader.num_shards
-                entries[key] = merged
-        sources.append(prefix)
-    if not sources:
-        raise NotFoundError("none of the checkpoints to merge exists: " + ", ".join(prefixes))
+    entries, moves, sources = _merged_entries(prefixes, allow_missing_files)
     header = checkpoint_pb2.BundleHeaderProto(num_shards=len(moves))
     header.version.producer = BUNDLE_VERSION
     index = index_filename(merged_prefix)
-    tmp_index = f"{index}.tempstate{secrets.randbits(63)}"
+    token = secrets.randbits(63)
+    suffix, aside = f".tempstate{token}", f".oldstate{token}"
+    plan = [(path, data_filename(merged_prefix, shard, len(moves)))
+            for shard, path in enumerate(moves)]
+    sourced = {os.path.abspath(path) for path in moves}
+    moved: list[tuple[str, str]] = []  # (from, to), undone in reverse on failure
     try:
         os.makedirs(os.path.dirname(merged_prefix) or ".", exist_ok=True)
-        _retire_index(merged_prefix)
-        for path, shard in moves:
-            os.replace(path, data_filename(merged_prefix, shard, len(moves)))
-        _write_index(tmp_index, header, entries, sync)
-        os.replace(tmp_index, index)
-        if sync:
-            _fsync_dir(os.path.dirname(merged_prefix) or ".")
-    except OSError as exc:
-        raise os_error(exc, f"merging checkpoints into {merged_prefix!r}") from None
+        _write_index(index + suffix, header, entries, sync)
+        # Set the destination's old index and data files aside, so a failure can put
+        # them back; they are deleted once the merged index is in place.
+        for old in [index] + [target for _, target in plan]:
+            if os.path.abspath(old) not in sourced and os.path.exists(old):
+                os.replace(old, old + aside)
+                moved.append((old, old + aside))
+        for path, target in plan:
+            if os.path.abspath(path) != os.path.abspath(target):
+                os.replace(path, target)
+                moved.append((path, target))
+        os.replace(index + suffix, index)
+    except BaseException as exc:
+        for origin, now in reversed(moved):
+            try:
+                os.replace(now, origin)
+            except OSError:
+                pass  # best effort: the error below names the merge that failed
+        _unlink_quietly(index + suffix)
+        if isinstance(exc, OSError):
+            raise os_error(exc, f"merging checkpoints into {merged_prefix!r}") from None
+        raise
+    for _, now in moved:
+        if now.endswith(aside):
+            _unlink_quietly(now)
+    if sync:
+        _fsync_dir(os.path.dirname(merged_prefix) or ".")
     for prefix in sources:
         if os.path.abspath(prefix) != os.path.abspath(merged_prefix):
-            try:
-                os.unlink(index_filename(prefix))
-            except OSError:
-                pass  # best effort, as in TensorFlow
+            _unlink_quietly(index_filename(prefix))  # best effort, as in TensorFlow
+
+
+def _merged_entries(
+    prefixes: list[str], allow_missing_files: bool,
+) -> tuple[dict[bytes, checkpoint_pb2.BundleEntryProto], list[str], list[str]]:
+    """The merged index entries, the data files in merged shard order and the sources
+    merged, all checked: nothing is written until every source has passed.
+
+    As TensorFlow's MergeBundles, a data file's merged shard id is the order in which
+    the keys (sorted, source after source) first name it.
+    """
+    entries: dict[bytes, checkpoint_pb2.BundleEntryProto] = {}
+    source_of: dict[bytes, str] = {}
+    sliced: dict[bytes, list[tuple[slices.Extents, slices.Bounds]]] = {}
+    shard_ids: dict[str, int] = {}
+    sources: list[str] = []
+    for prefix in prefixes:
+        if allow_missing_files and not os.path.exists(index_filename(prefix)):
+            continue
+        with BundleReader(prefix) as reader:
+            sizes = _data_sizes(reader)
+            items = sorted(reader.entries().items())
+        # The tensors first, so that two sources saving one element of a partitioned
+        # tensor are reported as overlapping slices of it, not by their slice keys.
+        for key, entry in sorted(items, key=lambda item: item[0].startswith(b"\0")):
+            what = f"tensor {_decode_name(key)!r}" if not key.startswith(b"\0") else (
+                f"slice entry {key!r}")
+            _check_merge_entry(reader, what, entry, sizes)
+            if key in entries:
+                _merge_slices(what, entries[key], entry, sliced.get(key, []),
+                              (source_of[key], prefix))
+            elif entry.slices:
+                sliced[key] = []
+                _merge_slices(what, entry, None, sliced[key], (prefix, prefix))
+        for key, entry in items:
+            if key in source_of:
+                continue
+            path = data_filename(prefix, entry.shard_id, reader.num_shards)
+            merged = checkpoint_pb2.BundleEntryProto()
+            merged.CopyFrom(entry)
+            merged.shard_id = shard_ids.setdefault(path, len(shard_ids))
+            entries[key], source_of[key] = merged, prefix
+        sources.append(prefix)
+    if not sources:
+        raise NotFoundError("none of the checkpoints to merge exists: " + ", ".join(prefixes))
+    return entries, list(shard_ids), sources
+
+
+def _data_sizes(reader: BundleReader) -> list[int]:
+    sizes = []
+    for shard in range(reader.num_shards):
+        path = data_filename(reader.prefix, shard, reader.num_shards)
+        try:
+            sizes.append(os.stat(path).st_size)
+        except FileNotFoundError:
+            raise NotFoundError(
+                f"data file {path!r} of checkpoint {reader.prefix!r} is missing"
+            ) from None
+        except OSError as exc:
+            raise os_error(exc, f"reading checkpoint {reader.prefix!r}") from None
+    return sizes
+
+
+def _check_merge_entry(reader: BundleReader, what: str,
+                       entry: checkpoint_pb2.BundleEntryProto, sizes: list[int]) -> None:
+    """The entry's bytes lie in its data file (its data are checked when read)."""
+    where = f"{reader.index_path}: {what}"
+    if entry.slices:
+        return  # the full tensor's entry of a partitioned tensor holds no data
+    if not 0 <= entry.shard_id < reader.num_shards:
+        raise DataLossError(
+            f"{where} has shard id {entry.shard_id}, out of range [0, {reader.num_shards})"
+        )
+    if entry.offset < 0 or entry.size < 0 or entry.offset + entry.size > sizes[entry.shard_id]:
+        raise DataLossError(
+            f"{where}: offset {entry.offset} + size {entry.size} reaches past the end of its "
+            f"data file ({sizes[entry.shard_id]} bytes)"
+        )
+
+
+def _merge_slices(
+    what: str, merged: checkpoint_pb2.BundleEntryProto,
+    entry: checkpoint_pb2.BundleEntryProto | None,
+    seen: list[tuple[slices.Extents, slices.Bounds]], where: tuple[str, str],
+) -> None:
+    """Add `entry`'s slices to `merged` (or with no `entry`, record `merged`'s own in
+    `seen`), refusing a key held twice unless both hold slices of one tensor, slices
+    of another dtype or full shape, and slices sharing an element."""
+    if entry is not None and not (merged.slices and entry.slices):
+        raise InvalidArgumentError(
+            f"{what} is in more than one checkpoint to merge ({where[0]!r} and {where[1]!r})"
+        )
+    shape = tuple(int(d.size) for d in merged.shape.dim)
+    if entry is not None:
+        _check_same_tensor(f"{what} (merging {where[1]!r})", merged,
+                           dtypes.as_dtype(entry.dtype),
+                           tuple(int(d.size) for d in entry.shape.dim))
+    for piece in (merged.slices if entry is None else entry.slices):
+        extents = slices.from_proto(piece)
+        try:
+            box = slices.bounds(extents, shape)
+        except InvalidArgumentError as exc:
+            raise DataLossError(f"{index_filename(where[1])}: {what}: {exc}") from None
+        other = slices.first_overlap(box, seen)
+        if other is not None:
+            raise InvalidArgumentError(
+                f"{what}: slice {slice_text(extents)} in {where[1]!r} overlaps slice "
+                f"{slice_text(other)}" + (f" from {where[0]!r}" if entry is not None else "")
+            )
+        seen.append((extents, box))
+        if entry is not None:
+            merged.slices.add().CopyFrom(piece)
+
+
+def _unlink_quietly(path: str) -> None:
+    try:
+        os.unlink(path)
+    except OSError:
+        pass

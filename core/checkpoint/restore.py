@@ -46,8 +46,8 @@ from tfx.core.checkpoint.bundle import (
     BundleWriter,
     data_filename,
     index_filename,
-    parse_shape_and_slice,
 )
+from tfx.core.checkpoint.slices import parse_shape_and_slice
 from tfx.core.checkpoint.state import checkpoint_files, latest_checkpoint, read_state
 from tfx.core.errors import (
     FailedPreconditionError,

@@ -3,8 +3,11 @@
 The kernels are thin: arguments are checked here, the format lives in
 `tfx.core.checkpoint`. RestoreV2 reads and verifies every requested tensor
 before it returns any, so a Saver's restore either assigns all variables or
-fails before assigning one. A non-empty shape_and_slices entry restores a slice
-of a whole stored tensor; saving slices (partitioned variables) is unsupported.
+fails before assigning one. A non-empty shape_and_slices entry ("10 4 0,5:-":
+the full shape, then one extent per dimension) saves the tensor as that slice
+of a partitioned tensor, as TensorFlow does (the bundle holds the full tensor's
+dtype and shape and each slice under its own key), and restores just that slice
+of the stored tensor, whether it was saved whole or in slices.
 """
 
 from __future__ import annotations
@@ -14,7 +17,7 @@ import re
 
 import numpy as np
 
-from tfx.core.checkpoint import BundleReader, BundleWriter, merge_bundles
+from tfx.core.checkpoint import BundleReader, BundleWriter, merge_bundles, parse_slice_spec
 from tfx.core.errors import InvalidArgumentError, UnimplementedError
 from tfx.kernels.base import OpKernel, register_kernel
 
@@ -53,16 +56,24 @@ class SaveV2(OpKernel):
         prefix = _path(prefix, "prefix")
         names = _strings(tensor_names, "tensor_names", len(tensors))
         specs = _strings(shape_and_slices, "shape_and_slices", len(tensors))
-        for name, spec in zip(names, specs):
-            if spec:
-                raise UnimplementedError(
-                    f"saving a slice of tensor {name!r} (shape_and_slice {spec!r}) is not "
-                    f"supported; save whole tensors"
-                )
+        parsed = [_slice_spec(name, spec) for name, spec in zip(names, specs)]
         with BundleWriter(prefix) as writer:
-            for name, value, dtype in zip(names, tensors, self.attrs["dtypes"]):
-                writer.add(name, value, dtype.base)
+            for name, spec, value, dtype in zip(names, parsed, tensors, self.attrs["dtypes"]):
+                if spec is None:
+                    writer.add(name, value, dtype.base)
+                else:
+                    writer.add_slice(name, *spec, value, dtype.base)
         return ()
+
+
+def _slice_spec(name: str, spec: str) -> tuple | None:
+    """The (full shape, extents) of a non-empty spec; None for a whole tensor."""
+    if not spec:
+        return None
+    try:
+        return parse_slice_spec(spec)
+    except InvalidArgumentError as exc:
+        raise InvalidArgumentError(f"tensor {name!r}: {exc}") from None
 
 
 @register_kernel("RestoreV2", "CPU")

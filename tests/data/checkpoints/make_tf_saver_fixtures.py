@@ -7,6 +7,11 @@
   slices: arange(1500)), `str` (2x2 strings, two row slices: a, bb, ccc, dddd),
   `huge` (shape [2**40 + 1, 1], two 1x1 slices: far too big to read), `whole`
   (int8 [1, 2, 3], unsliced).
+- `tf_sliced_merged/model.ckpt.*`: two SaveV2 bundles joined by MergeV2Checkpoints,
+  each holding slices of the same tensors, so the merged entries list the slices of
+  both: `p` (10x2 float32 arange(20): rows 0-3 in the first, 4-9 in the second),
+  `s` (3 strings x, yy, zzz: element 2 in the first, 0-1 in the second) and `w`
+  (int32 [7, 8], whole, in the first).
 - `tf_saver/`: a TensorFlow 1.x graph (`graph.pb`) with a `tf.compat.v1.train.Saver`
   over a ref variable `a` (2x3 float32, arange(6)), a resource variable `r` (int64
   [1, 2, 3], restored through an Identity) and `p`, a variable partitioned into
@@ -54,6 +59,22 @@ def write_sliced(tf) -> None:
     tensors.append(np.array([1, 2, 3], np.int8))
     tf.raw_ops.SaveV2(prefix=os.path.join(folder, "model.ckpt"), tensor_names=names,
                       shape_and_slices=specs, tensors=[tf.constant(t) for t in tensors])
+
+
+def write_sliced_merged(tf) -> None:
+    folder = _fresh("tf_sliced_merged")
+    p = np.arange(20, dtype=np.float32).reshape(10, 2)
+    s = np.array([b"x", b"yy", b"zzz"], dtype=object)
+    parts = [os.path.join(folder, "model.ckpt_temp", f"part-{i:05d}-of-00002") for i in (0, 1)]
+    tf.raw_ops.SaveV2(prefix=parts[0], tensor_names=["p", "s", "w"],
+                      shape_and_slices=["10 2 0,4:-", "3 2,1", ""],
+                      tensors=[tf.constant(p[:4]), tf.constant(s[2:]),
+                               tf.constant(np.array([7, 8], np.int32))])
+    tf.raw_ops.SaveV2(prefix=parts[1], tensor_names=["p", "s"],
+                      shape_and_slices=["10 2 4,6:-", "3 0,2"],
+                      tensors=[tf.constant(p[4:]), tf.constant(s[:2])])
+    tf.raw_ops.MergeV2Checkpoints(checkpoint_prefixes=parts,
+                                  destination_prefix=os.path.join(folder, "model.ckpt"))
 
 
 def write_saver(tf) -> None:
@@ -104,5 +125,6 @@ if __name__ == "__main__":
     import tensorflow as tf
 
     write_sliced(tf)
+    write_sliced_merged(tf)
     write_saver(tf)
     write_object(tf)

@@ -147,8 +147,8 @@ def test_argument_checks(tmp_path):
         run_op("SaveV2", [strings("a", "b"), strings("a"), strings(""), np.zeros(1)])
     with pytest.raises(InvalidArgumentError, match="shape_and_slices"):
         run_op("RestoreV2", [prefix, strings("a"), strings("", "")], dtypes=[dtypes.float32])
-    with pytest.raises(UnimplementedError, match="slice"):
-        run_op("SaveV2", [prefix, strings("a"), strings("4 0,2"), np.zeros(2)])
+    with pytest.raises(InvalidArgumentError, match="'a': invalid shape_and_slice spec"):
+        run_op("SaveV2", [prefix, strings("a"), strings("4 0;2"), np.zeros(2)])
     assert not os.listdir(tmp_path)
 
 
