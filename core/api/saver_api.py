@@ -14,12 +14,23 @@ and `tfx run --checkpoint-dir` look for, and the one TensorFlow's own tools read
 Each save is recorded in the directory's `checkpoint` state file, and the
 oldest checkpoints beyond `max_to_keep` are deleted (one every
 `keep_checkpoint_every_n_hours` is preserved), as TensorFlow's Saver does.
+
+Partitioned variables: tfx has no `partitioner=`, but a variable can be marked
+as one slice of a larger tensor with `set_save_slice_info` (TensorFlow's
+`Variable.SaveSliceInfo`). The Saver then saves it under the full tensor's name
+with a shape_and_slice spec, so the checkpoint holds one tensor in slices, as a
+TensorFlow PartitionedVariable's does, and each slice restores from its part.
+
+    info = SaveSliceInfo("emb", full_shape=[10, 4], var_offset=[0, 0], var_shape=[4, 4])
+    set_save_slice_info(part0, info)   # part0 is a 4x4 variable; part1 holds rows 4-9
+    Saver([part0, part1])              # the checkpoint holds "emb", 10x4, in 2 slices
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -29,7 +40,67 @@ from tfx.core.api.graph_builder import GraphKeys, Operation, Tensor
 from tfx.core.api.ops_api import apply_op, apply_op_raw, constant, group
 from tfx.core.api.state_api import ResourceVariable, Variable, global_variables
 
-__all__ = ["Saver", "latest_checkpoint"]
+__all__ = ["SaveSliceInfo", "Saver", "latest_checkpoint", "set_save_slice_info"]
+
+
+@dataclass(frozen=True)
+class SaveSliceInfo:
+    """Where a variable lies in a partitioned tensor (TensorFlow's Variable.SaveSliceInfo).
+
+    Args:
+        full_name: the name the full tensor has in the checkpoint.
+        full_shape: the full tensor's shape.
+        var_offset: where the variable starts in each dimension.
+        var_shape: the variable's shape.
+
+    Example:
+        >>> SaveSliceInfo("emb", [10, 4], [4, 0], [6, 4]).spec
+        '10 4 4,6:0,4'
+    """
+
+    full_name: str
+    full_shape: Sequence[int]
+    var_offset: Sequence[int]
+    var_shape: Sequence[int]
+
+    def __post_init__(self) -> None:
+        for field in ("full_shape", "var_offset", "var_shape"):
+            object.__setattr__(self, field, tuple(int(d) for d in getattr(self, field)))
+        full, offset, shape = self.full_shape, self.var_offset, self.var_shape
+        if not len(full) == len(offset) == len(shape) or not full:
+            raise ValueError(
+                f"SaveSliceInfo {self.full_name!r}: full_shape {list(full)}, var_offset "
+                f"{list(offset)} and var_shape {list(shape)} must have one equal, non-zero rank"
+            )
+        if any(o < 0 or n < 0 or o + n > d for o, n, d in zip(offset, shape, full)):
+            raise ValueError(
+                f"SaveSliceInfo {self.full_name!r}: a {list(shape)} slice at {list(offset)} "
+                f"does not fit in the full shape {list(full)}"
+            )
+
+    @property
+    def spec(self) -> str:
+        """The shape_and_slice spec SaveV2 and RestoreV2 take: "10 4 4,6:0,4"."""
+        extents = ":".join(f"{o},{n}" for o, n in zip(self.var_offset, self.var_shape))
+        return " ".join(str(d) for d in self.full_shape) + " " + extents
+
+
+def set_save_slice_info(variable: Variable, info: SaveSliceInfo) -> None:
+    """Mark `variable` as the slice `info` of a partitioned tensor, for the Saver.
+
+    Raises:
+        ValueError: the variable's shape is not `info.var_shape`.
+
+    Example:
+        >>> set_save_slice_info(part1, SaveSliceInfo("emb", [10, 4], [4, 0], [6, 4]))
+    """
+    shape = variable.shape.as_list() if variable.shape.dims is not None else None
+    if shape != list(info.var_shape):
+        raise ValueError(
+            f"variable {variable.op.name!r} has shape {shape}, but SaveSliceInfo "
+            f"{info.full_name!r} describes a slice of shape {list(info.var_shape)}"
+        )
+    variable._save_slice_info = info  # the attribute TensorFlow's Saver reads
 
 
 class Saver:
@@ -53,40 +124,36 @@ class Saver:
         self._keep_hours = keep_checkpoint_every_n_hours
         if var_list is None:
             var_list = global_variables()
-        if not isinstance(var_list, dict):
-            var_list = {v.op.name: v for v in var_list}
-        if not var_list:
-            raise ValueError("Saver: no variables to save")
-        self._vars = dict(sorted(var_list.items()))
-        graph = next(iter(self._vars.values())).graph
-        with graph.as_default(), graph.name_scope(name) as scope:
-            names = list(self._vars)
+        # (checkpoint name, spec, variable), sorted by name; slices of one tensor by offset.
+        self._saveables = _saveables(var_list)
+        graph = self._saveables[0][2].graph
+        with graph.as_default(), graph.name_scope(name):
+            names = [key for key, _, _ in self._saveables]
+            specs = [spec for _, spec, _ in self._saveables]
             self.filename = constant("model", dtypes.string, name="Const")
             tensor_names = constant(np.array(names, dtype=object), dtypes.string,
                                     name="SaveV2/tensor_names")
-            slices = constant(np.array([""] * len(names), dtype=object), dtypes.string,
+            slices = constant(np.array(specs, dtype=object), dtypes.string,
                               name="SaveV2/shape_and_slices")
-            values = [_value(v) for v in self._vars.values()]
+            values = [_value(v) for _, _, v in self._saveables]
             save = apply_op_raw("SaveV2", prefix=self.filename, tensor_names=tensor_names,
                                 shape_and_slices=slices, tensors=values, name="SaveV2")
             with graph.control_dependencies([save]):
                 self.save_tensor = apply_op("Identity", input=self.filename,
                                             name="control_dependency")
             assigns = []
-            for i, (key, var) in enumerate(self._vars.items()):
+            for i, (key, spec, var) in enumerate(self._saveables):
+                suffix = f"_{i}" if i else ""
                 restored = apply_op(
                     "RestoreV2", prefix=self.filename,
                     tensor_names=constant(np.array([key], dtype=object), dtypes.string,
-                                          name=f"RestoreV2_{i}/tensor_names" if i else
-                                          "RestoreV2/tensor_names"),
-                    shape_and_slices=constant(np.array([""], dtype=object), dtypes.string,
-                                              name=f"RestoreV2_{i}/shape_and_slices" if i else
-                                              "RestoreV2/shape_and_slices"),
-                    dtypes=[var.dtype.base], name=f"RestoreV2_{i}" if i else "RestoreV2")
+                                          name=f"RestoreV2{suffix}/tensor_names"),
+                    shape_and_slices=constant(np.array([spec], dtype=object), dtypes.string,
+                                              name=f"RestoreV2{suffix}/shape_and_slices"),
+                    dtypes=[var.dtype.base], name=f"RestoreV2{suffix}")
                 value = restored[0] if isinstance(restored, list) else restored
                 assigns.append(_assign(var, value, i))
             self.restore_op: Operation = group(*assigns, name="restore_all")
-            del scope
         graph.add_to_collection(GraphKeys.SAVERS, self)
 
     def save(self, sess: Any, save_path: str, global_step: Any = None,
@@ -128,6 +195,54 @@ def latest_checkpoint(checkpoint_dir: str, latest_filename: str | None = None) -
     """The prefix of the newest checkpoint recorded in `checkpoint_dir`, or None."""
     return checkpoint.latest_checkpoint(
         checkpoint_dir, filename=latest_filename or checkpoint.STATE_FILENAME)
+
+
+def _saveables(
+    var_list: Iterable[Variable] | dict[str, Variable | Sequence[Variable]],
+) -> list[tuple[str, str, Variable]]:
+    """(checkpoint name, shape_and_slice spec, variable) for each variable to save.
+
+    As TensorFlow's op_list_to_dict: in a list, a variable with a SaveSliceInfo is saved
+    under its full name and the others under their op names; in a dict, a value may be
+    a list of the slices of one tensor, saved under its key.
+    """
+    out: list[tuple[str, str, Variable]] = []
+    whole: set[str] = set()
+    if isinstance(var_list, dict):
+        items = [(name, v) for name, value in var_list.items()
+                 for v in (value if isinstance(value, (list, tuple)) else [value])]
+        sliced = {name for name, value in var_list.items() if isinstance(value, (list, tuple))}
+    else:
+        items = [(_slice_info(v).full_name if _slice_info(v) else v.op.name, v)
+                 for v in var_list]
+        sliced = {name for name, v in items if _slice_info(v)}
+    for name, var in items:
+        info = _slice_info(var)
+        if name in sliced:
+            if info is None:
+                raise ValueError(
+                    f"Saver: variable {var.op.name!r} is saved as a slice of {name!r} but has "
+                    f"no SaveSliceInfo (mixing slices and non-slices under one name)"
+                )
+            if info.full_name != name:
+                raise ValueError(
+                    f"Saver: slices of {name!r} must all be from that tensor; variable "
+                    f"{var.op.name!r} is a slice of {info.full_name!r}"
+                )
+            out.append((name, info.spec, var))
+        else:
+            if name in whole:
+                raise ValueError(f"Saver: at least two variables have the name {name!r}")
+            whole.add(name)
+            out.append((name, "", var))
+    if not out:
+        raise ValueError("Saver: no variables to save")
+    out.sort(key=lambda item: (item[0], _slice_info(item[2]).var_offset if item[1] else ()))
+    return out
+
+
+def _slice_info(var: Variable) -> SaveSliceInfo | None:
+    return getattr(var, "_save_slice_info", None)
 
 
 def _value(var: Variable) -> Tensor:

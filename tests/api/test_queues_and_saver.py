@@ -94,3 +94,75 @@ def test_saver_checkpoint_reads_in_tensorflow(tmp_path, tensorflow_run) -> None:
     (value,) = tensorflow_run(graph.as_graph_def(), [w.name], {"save/Const:0": np.array(path)},
                               ["save/restore_all"])
     assert value.tolist() == [[7.0, 7.0], [7.0, 7.0]]
+
+
+def _partitioned(values: np.ndarray, rows: list[int]) -> list:
+    """Variables p/part_i holding consecutive rows of `values`, marked as slices of "p"."""
+    from tfx.core.api.saver_api import SaveSliceInfo, set_save_slice_info
+
+    parts, start = [], 0
+    for i, count in enumerate(rows):
+        part = tf.Variable(values[start:start + count], name=f"p/part_{i}")
+        set_save_slice_info(part, SaveSliceInfo("p", values.shape, [start, 0],
+                                                [count, values.shape[1]]))
+        parts.append(part)
+        start += count
+    return parts
+
+
+def test_saver_saves_slices_as_tensorflow_saves_a_partitioned_variable(tmp_path) -> None:
+    from pathlib import Path
+
+    # tests/data/checkpoints/tf_saver: TensorFlow's Saver([a, r, p]), p partitioned 4/3/3.
+    fixture = Path(__file__).resolve().parents[1] / "data" / "checkpoints" / "tf_saver"
+    values = np.arange(20, dtype=np.float32).reshape(10, 2)
+    parts = _partitioned(values, [4, 3, 3])
+    a = tf.Variable(np.arange(6, dtype=np.float32).reshape(2, 3), name="a")
+    r = tf.Variable(np.array([1, 2, 3], np.int64), name="r", use_resource=True)
+    saver = tf.train.Saver([parts[2], a, parts[0], r, parts[1]])
+    specs = tf.get_default_graph().get_operation_by_name("save/SaveV2/shape_and_slices")
+    assert [s.decode() for s in specs.get_attr("value").tolist()] == [
+        "", "10 2 0,4:0,2", "10 2 4,3:0,2", "10 2 7,3:0,2", ""]
+    with tf.Session() as s:
+        s.run(tf.global_variables_initializer())
+        path = saver.save(s, str(tmp_path / "model.ckpt"), write_state=False)
+        for suffix in (".index", ".data-00000-of-00001"):
+            want = (fixture / f"model.ckpt{suffix}").read_bytes()
+            assert Path(path + suffix).read_bytes() == want
+        s.run([tf.assign(p, tf.zeros_like(p)) for p in parts])
+        saver.restore(s, str(fixture / "model.ckpt"))
+        assert [s.run(p).tolist() for p in parts] == [
+            values[:4].tolist(), values[4:7].tolist(), values[7:].tolist()]
+
+
+def test_saver_restores_slices_into_another_partitioning(tmp_path) -> None:
+    values = np.arange(20, dtype=np.float32).reshape(10, 2)
+    with tf.Graph().as_default():
+        saver = tf.train.Saver({"p": _partitioned(values, [4, 6])})
+        with tf.Session() as s:
+            s.run(tf.global_variables_initializer())
+            path = saver.save(s, str(tmp_path / "model"))
+    with tf.Graph().as_default():
+        whole = tf.Variable(np.zeros((10, 2), np.float32), name="p")
+        thirds = _partitioned(np.zeros((10, 2), np.float32), [3, 3, 4])
+        with tf.Session() as s:
+            tf.train.Saver([whole]).restore(s, path)
+            assert s.run(whole).tolist() == values.tolist()
+            tf.train.Saver(thirds).restore(s, path)
+            assert s.run(thirds[1]).tolist() == values[3:6].tolist()
+
+
+def test_saver_refuses_inconsistent_slices() -> None:
+    from tfx.core.api.saver_api import SaveSliceInfo, set_save_slice_info
+
+    values = np.zeros((10, 2), np.float32)
+    parts = _partitioned(values, [4, 6])
+    with pytest.raises(ValueError, match="'p/part_0' has shape \\[4, 2\\].*\\[5, 2\\]"):
+        set_save_slice_info(parts[0], SaveSliceInfo("p", [10, 2], [0, 0], [5, 2]))
+    with pytest.raises(ValueError, match="a \\[4, 2\\] slice at \\[8, 0\\] does not fit"):
+        SaveSliceInfo("p", [10, 2], [8, 0], [4, 2])
+    other = tf.Variable(values, name="p")
+    with pytest.raises(ValueError, match="'p' .*no SaveSliceInfo"):
+        tf.train.Saver([other, *parts])
+    with pytest.raises(ValueError, match="slices of 'q' must all be from that tensor"):
+        tf.train.Saver({"q": parts})
