@@ -117,9 +117,14 @@ class Saver:
         >>> saver.save(sess, "/tmp/model")
     """
 
-    def __init__(self, var_list: Iterable[Variable] | dict[str, Variable] | None = None,
-                 name: str = "save", max_to_keep: int | None = 5,
-                 keep_checkpoint_every_n_hours: float = 10000.0, **_: Any) -> None:
+    def __init__(
+        self,
+        var_list: Iterable[Variable] | dict[str, Variable] | None = None,
+        name: str = "save",
+        max_to_keep: int | None = 5,
+        keep_checkpoint_every_n_hours: float = 10000.0,
+        **_: Any,
+    ) -> None:
         self._max_to_keep = max_to_keep
         self._keep_hours = keep_checkpoint_every_n_hours
         if var_list is None:
@@ -131,41 +136,67 @@ class Saver:
             names = [key for key, _, _ in self._saveables]
             specs = [spec for _, spec, _ in self._saveables]
             self.filename = constant("model", dtypes.string, name="Const")
-            tensor_names = constant(np.array(names, dtype=object), dtypes.string,
-                                    name="SaveV2/tensor_names")
-            slices = constant(np.array(specs, dtype=object), dtypes.string,
-                              name="SaveV2/shape_and_slices")
+            tensor_names = constant(
+                np.array(names, dtype=object), dtypes.string, name="SaveV2/tensor_names"
+            )
+            slices = constant(
+                np.array(specs, dtype=object), dtypes.string, name="SaveV2/shape_and_slices"
+            )
             values = [_value(v) for _, _, v in self._saveables]
-            save = apply_op_raw("SaveV2", prefix=self.filename, tensor_names=tensor_names,
-                                shape_and_slices=slices, tensors=values, name="SaveV2")
+            save = apply_op_raw(
+                "SaveV2",
+                prefix=self.filename,
+                tensor_names=tensor_names,
+                shape_and_slices=slices,
+                tensors=values,
+                name="SaveV2",
+            )
             with graph.control_dependencies([save]):
-                self.save_tensor = apply_op("Identity", input=self.filename,
-                                            name="control_dependency")
+                self.save_tensor = apply_op(
+                    "Identity", input=self.filename, name="control_dependency"
+                )
             assigns = []
             for i, (key, spec, var) in enumerate(self._saveables):
                 suffix = f"_{i}" if i else ""
                 restored = apply_op(
-                    "RestoreV2", prefix=self.filename,
-                    tensor_names=constant(np.array([key], dtype=object), dtypes.string,
-                                          name=f"RestoreV2{suffix}/tensor_names"),
-                    shape_and_slices=constant(np.array([spec], dtype=object), dtypes.string,
-                                              name=f"RestoreV2{suffix}/shape_and_slices"),
-                    dtypes=[var.dtype.base], name=f"RestoreV2{suffix}")
+                    "RestoreV2",
+                    prefix=self.filename,
+                    tensor_names=constant(
+                        np.array([key], dtype=object),
+                        dtypes.string,
+                        name=f"RestoreV2{suffix}/tensor_names",
+                    ),
+                    shape_and_slices=constant(
+                        np.array([spec], dtype=object),
+                        dtypes.string,
+                        name=f"RestoreV2{suffix}/shape_and_slices",
+                    ),
+                    dtypes=[var.dtype.base],
+                    name=f"RestoreV2{suffix}",
+                )
                 value = restored[0] if isinstance(restored, list) else restored
                 assigns.append(_assign(var, value, i))
             self.restore_op: Operation = group(*assigns, name="restore_all")
         graph.add_to_collection(GraphKeys.SAVERS, self)
 
-    def save(self, sess: Any, save_path: str, global_step: Any = None,
-             latest_filename: str | None = None, write_state: bool = True, **_: Any) -> str:
+    def save(
+        self,
+        sess: Any,
+        save_path: str,
+        global_step: Any = None,
+        latest_filename: str | None = None,
+        write_state: bool = True,
+        **_: Any,
+    ) -> str:
         """Write the variables to `save_path` (with `-<global_step>` appended); return it.
 
         With `write_state` the save becomes the directory's latest checkpoint (in the
         state file `latest_filename`, default "checkpoint") and retention applies.
         """
         if global_step is not None:
-            step = global_step if isinstance(global_step, (int, np.integer)) else sess.run(
-                global_step)
+            step = (
+                global_step if isinstance(global_step, (int, np.integer)) else sess.run(global_step)
+            )
             save_path = f"{save_path}-{int(step)}"
         directory = os.path.dirname(save_path)
         if directory:
@@ -173,9 +204,12 @@ class Saver:
         sess.run(self.save_tensor, {self.filename: save_path})
         if write_state:
             checkpoint.record_checkpoint(
-                directory or ".", save_path, max_to_keep=self._max_to_keep,
+                directory or ".",
+                save_path,
+                max_to_keep=self._max_to_keep,
                 keep_every_n_hours=self._keep_hours,
-                filename=latest_filename or checkpoint.STATE_FILENAME)
+                filename=latest_filename or checkpoint.STATE_FILENAME,
+            )
         return save_path
 
     def restore(self, sess: Any, save_path: str) -> None:
@@ -194,7 +228,8 @@ class Saver:
 def latest_checkpoint(checkpoint_dir: str, latest_filename: str | None = None) -> str | None:
     """The prefix of the newest checkpoint recorded in `checkpoint_dir`, or None."""
     return checkpoint.latest_checkpoint(
-        checkpoint_dir, filename=latest_filename or checkpoint.STATE_FILENAME)
+        checkpoint_dir, filename=latest_filename or checkpoint.STATE_FILENAME
+    )
 
 
 def _saveables(
@@ -209,12 +244,14 @@ def _saveables(
     out: list[tuple[str, str, Variable]] = []
     whole: set[str] = set()
     if isinstance(var_list, dict):
-        items = [(name, v) for name, value in var_list.items()
-                 for v in (value if isinstance(value, (list, tuple)) else [value])]
+        items = [
+            (name, v)
+            for name, value in var_list.items()
+            for v in (value if isinstance(value, (list, tuple)) else [value])
+        ]
         sliced = {name for name, value in var_list.items() if isinstance(value, (list, tuple))}
     else:
-        items = [(_slice_info(v).full_name if _slice_info(v) else v.op.name, v)
-                 for v in var_list]
+        items = [(_slice_info(v).full_name if _slice_info(v) else v.op.name, v) for v in var_list]
         sliced = {name for name, v in items if _slice_info(v)}
     for name, var in items:
         info = _slice_info(var)
@@ -254,5 +291,3 @@ def _assign(var: Variable, value: Tensor, index: int) -> Any:
     if isinstance(var, ResourceVariable):
         return apply_op_raw("AssignVariableOp", resource=var.handle, value=value, name=name)
     return apply_op("Assign", ref=var._ref(), value=value, name=name)
-
-

@@ -162,8 +162,12 @@ class BundleWriter:
         self._entries[key] = entry
 
     def add_slice(
-        self, name: str | bytes, full_shape: Iterable[int], extents: Iterable[tuple[int, int]],
-        value: Any, dtype: dtypes.DType | None = None,
+        self,
+        name: str | bytes,
+        full_shape: Iterable[int],
+        extents: Iterable[tuple[int, int]],
+        value: Any,
+        dtype: dtypes.DType | None = None,
     ) -> None:
         """Append one slice of the partitioned tensor `name` (TensorFlow's AddSlice).
 
@@ -265,13 +269,13 @@ class BundleWriter:
                 pass
 
 
-def _check_same_tensor(what: str, entry: checkpoint_pb2.BundleEntryProto,
-                       dt: dtypes.DType, shape: tuple[int, ...]) -> None:
+def _check_same_tensor(
+    what: str, entry: checkpoint_pb2.BundleEntryProto, dt: dtypes.DType, shape: tuple[int, ...]
+) -> None:
     """Slices of one tensor must agree on its dtype and full shape."""
     if entry.dtype != dt.enum:
         raise InvalidArgumentError(
-            f"{what}: its slices have different dtypes "
-            f"({dtypes.as_dtype(entry.dtype)} and {dt})"
+            f"{what}: its slices have different dtypes ({dtypes.as_dtype(entry.dtype)} and {dt})"
         )
     stored = tuple(int(d.size) for d in entry.shape.dim)
     if stored != shape:
@@ -306,8 +310,10 @@ def _lengths_for_crc(lengths: list[int]) -> bytes:
 
 
 def _write_index(
-    path: str, header: checkpoint_pb2.BundleHeaderProto,
-    entries: Mapping[bytes, checkpoint_pb2.BundleEntryProto], sync: bool,
+    path: str,
+    header: checkpoint_pb2.BundleHeaderProto,
+    entries: Mapping[bytes, checkpoint_pb2.BundleEntryProto],
+    sync: bool,
 ) -> None:
     with open(path, "wb") as handle:
         table = TableWriter(handle)
@@ -364,8 +370,11 @@ class BundleReader:
         self.prefix = os.fspath(prefix)
         self.index_path = index_filename(self.prefix)
         if not os.path.exists(self.index_path):
-            hint = " (it is a directory; pass a prefix such as DIR/model.ckpt)" if os.path.isdir(
-                self.prefix) else ""
+            hint = (
+                " (it is a directory; pass a prefix such as DIR/model.ckpt)"
+                if os.path.isdir(self.prefix)
+                else ""
+            )
             raise NotFoundError(
                 f"no checkpoint at {self.prefix!r}: {self.index_path!r} does not exist{hint}"
             )
@@ -429,8 +438,7 @@ class BundleReader:
         entry = self._entries.get(_encode_name(name))
         if entry is None:
             raise NotFoundError(
-                f"tensor {name!r} is not in checkpoint {self.prefix!r}"
-                f"{closest(name, self.names())}"
+                f"tensor {name!r} is not in checkpoint {self.prefix!r}{closest(name, self.names())}"
             )
         return entry
 
@@ -453,7 +461,10 @@ class BundleReader:
         return self._read_entry(name, entry)
 
     def _read_sliced(
-        self, name: str, entry: checkpoint_pb2.BundleEntryProto, box: slices.Bounds | None,
+        self,
+        name: str,
+        entry: checkpoint_pb2.BundleEntryProto,
+        box: slices.Bounds | None,
     ) -> np.ndarray:
         """A partitioned tensor, or the part `box` of it: each stored slice is an entry of
         its own under an encoded key; only those sharing elements with `box` are read."""
@@ -601,7 +612,8 @@ class BundleReader:
             handle = self._files.get(entry.shard_id)
             if handle is None:
                 handle = self._files[entry.shard_id] = fileio.open_regular(
-                    path, f"data file {path!r} of checkpoint {self.prefix!r}")
+                    path, f"data file {path!r} of checkpoint {self.prefix!r}"
+                )
             file_size = os.fstat(handle.fileno()).st_size
             if entry.offset + entry.size > file_size:
                 raise DataLossError(
@@ -655,8 +667,8 @@ def _decode_strings(raw: bytes, count: int, what: str) -> tuple[np.ndarray, int]
     (stored,) = struct.unpack_from("<I", raw, pos)
     if unmask_crc(stored) != crc:
         raise DataLossError(f"{what}: checksum mismatch in the string lengths")
-    crc = crc32c(raw[pos:pos + 4], crc)
-    body = raw[pos + 4:]
+    crc = crc32c(raw[pos : pos + 4], crc)
+    body = raw[pos + 4 :]
     if sum(lengths) != len(body):
         raise DataLossError(
             f"{what}: string lengths add up to {sum(lengths)} bytes, the entry holds {len(body)}"
@@ -665,7 +677,7 @@ def _decode_strings(raw: bytes, count: int, what: str) -> tuple[np.ndarray, int]
     out = np.empty(count, dtype=object)
     start = 0
     for i, length in enumerate(lengths):
-        out[i] = body[start:start + length]
+        out[i] = body[start : start + length]
         start += length
     return out, crc
 
@@ -688,8 +700,11 @@ def load_tensors(prefix: str | os.PathLike, names: Iterable[str] | None = None) 
 
 
 def merge_bundles(
-    prefixes: Iterable[str], merged_prefix: str | os.PathLike, *,
-    allow_missing_files: bool = False, sync: bool = True,
+    prefixes: Iterable[str],
+    merged_prefix: str | os.PathLike,
+    *,
+    allow_missing_files: bool = False,
+    sync: bool = True,
 ) -> None:
     """Merge the bundles at `prefixes` into one at `merged_prefix` (MergeV2Checkpoints).
 
@@ -726,8 +741,9 @@ def merge_bundles(
     index = index_filename(merged_prefix)
     token = secrets.randbits(63)
     suffix, aside = f".tempstate{token}", f".oldstate{token}"
-    plan = [(path, data_filename(merged_prefix, shard, len(moves)))
-            for shard, path in enumerate(moves)]
+    plan = [
+        (path, data_filename(merged_prefix, shard, len(moves))) for shard, path in enumerate(moves)
+    ]
     sourced = {os.path.abspath(path) for path in moves}
     moved: list[tuple[str, str]] = []  # (from, to), undone in reverse on failure
     try:
@@ -765,7 +781,8 @@ def merge_bundles(
 
 
 def _merged_entries(
-    prefixes: list[str], allow_missing_files: bool,
+    prefixes: list[str],
+    allow_missing_files: bool,
 ) -> tuple[dict[bytes, checkpoint_pb2.BundleEntryProto], list[str], list[str]]:
     """The merged index entries, the data files in merged shard order and the sources
     merged, all checked: nothing is written until every source has passed.
@@ -787,12 +804,16 @@ def _merged_entries(
         # The tensors first, so that two sources saving one element of a partitioned
         # tensor are reported as overlapping slices of it, not by their slice keys.
         for key, entry in sorted(items, key=lambda item: item[0].startswith(b"\0")):
-            what = f"tensor {_decode_name(key)!r}" if not key.startswith(b"\0") else (
-                f"slice entry {key!r}")
+            what = (
+                f"tensor {_decode_name(key)!r}"
+                if not key.startswith(b"\0")
+                else (f"slice entry {key!r}")
+            )
             _check_merge_entry(reader, what, entry, sizes)
             if key in entries:
-                _merge_slices(what, entries[key], entry, sliced.get(key, []),
-                              (source_of[key], prefix))
+                _merge_slices(
+                    what, entries[key], entry, sliced.get(key, []), (source_of[key], prefix)
+                )
             elif entry.slices:
                 sliced[key] = []
                 _merge_slices(what, entry, None, sliced[key], (prefix, prefix))
@@ -825,8 +846,9 @@ def _data_sizes(reader: BundleReader) -> list[int]:
     return sizes
 
 
-def _check_merge_entry(reader: BundleReader, what: str,
-                       entry: checkpoint_pb2.BundleEntryProto, sizes: list[int]) -> None:
+def _check_merge_entry(
+    reader: BundleReader, what: str, entry: checkpoint_pb2.BundleEntryProto, sizes: list[int]
+) -> None:
     """The entry's bytes lie in its data file (its data are checked when read)."""
     where = f"{reader.index_path}: {what}"
     if entry.slices:
@@ -843,9 +865,11 @@ def _check_merge_entry(reader: BundleReader, what: str,
 
 
 def _merge_slices(
-    what: str, merged: checkpoint_pb2.BundleEntryProto,
+    what: str,
+    merged: checkpoint_pb2.BundleEntryProto,
     entry: checkpoint_pb2.BundleEntryProto | None,
-    seen: list[tuple[slices.Extents, slices.Bounds]], where: tuple[str, str],
+    seen: list[tuple[slices.Extents, slices.Bounds]],
+    where: tuple[str, str],
 ) -> None:
     """Add `entry`'s slices to `merged` (or with no `entry`, record `merged`'s own in
     `seen`), refusing a key held twice unless both hold slices of one tensor, slices
@@ -856,10 +880,13 @@ def _merge_slices(
         )
     shape = tuple(int(d.size) for d in merged.shape.dim)
     if entry is not None:
-        _check_same_tensor(f"{what} (merging {where[1]!r})", merged,
-                           dtypes.as_dtype(entry.dtype),
-                           tuple(int(d.size) for d in entry.shape.dim))
-    for piece in (merged.slices if entry is None else entry.slices):
+        _check_same_tensor(
+            f"{what} (merging {where[1]!r})",
+            merged,
+            dtypes.as_dtype(entry.dtype),
+            tuple(int(d.size) for d in entry.shape.dim),
+        )
+    for piece in merged.slices if entry is None else entry.slices:
         extents = slices.from_proto(piece)
         try:
             box = slices.bounds(extents, shape)

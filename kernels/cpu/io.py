@@ -112,8 +112,7 @@ class MergeV2Checkpoints(OpKernel):
             )
         prefixes = [os.fsdecode(p) for p in sources.reshape(-1)]
         destination = _path(destination_prefix, "destination_prefix")
-        merge_bundles(prefixes, destination,
-                      allow_missing_files=self.attrs["allow_missing_files"])
+        merge_bundles(prefixes, destination, allow_missing_files=self.attrs["allow_missing_files"])
         if self.attrs["delete_old_dirs"]:
             merged_dir = os.path.abspath(os.path.dirname(destination))
             for prefix in prefixes:

@@ -10,8 +10,9 @@ import tfx as tf
 
 def test_fifo_queue_enqueue_many_dequeue() -> None:
     q = tf.FIFOQueue(10, [tf.float32, tf.int32], shapes=[[2], []])
-    enqueue = q.enqueue_many([np.arange(8, dtype=np.float32).reshape(4, 2),
-                              np.arange(4, dtype=np.int32)])
+    enqueue = q.enqueue_many(
+        [np.arange(8, dtype=np.float32).reshape(4, 2), np.arange(4, dtype=np.int32)]
+    )
     x, y = q.dequeue_many(2)
     one = q.dequeue()
     assert x.shape.as_list() == [2, 2] and one[0].shape.as_list() == [2]
@@ -72,7 +73,9 @@ def test_saver_records_the_latest_checkpoint_and_keeps_max_to_keep(tmp_path) -> 
         latest = tf.train.latest_checkpoint(str(directory))
         assert latest == str(directory / "model-4")
         assert sorted(p.name for p in directory.glob("*.index")) == [
-            "model-3.index", "model-4.index"]
+            "model-3.index",
+            "model-4.index",
+        ]
         state = (directory / "checkpoint").read_text()
         assert 'model_checkpoint_path: "model-4"' in state and "model-2" not in state
         s.run(tf.assign(w, np.zeros(3, np.float32)))
@@ -91,8 +94,9 @@ def test_saver_checkpoint_reads_in_tensorflow(tmp_path, tensorflow_run) -> None:
         path = saver.save(s, str(tmp_path / "model"))
     # TensorFlow restores our checkpoint through our own graph's restore ops.
     graph = tf.get_default_graph()
-    (value,) = tensorflow_run(graph.as_graph_def(), [w.name], {"save/Const:0": np.array(path)},
-                              ["save/restore_all"])
+    (value,) = tensorflow_run(
+        graph.as_graph_def(), [w.name], {"save/Const:0": np.array(path)}, ["save/restore_all"]
+    )
     assert value.tolist() == [[7.0, 7.0], [7.0, 7.0]]
 
 
@@ -102,9 +106,10 @@ def _partitioned(values: np.ndarray, rows: list[int]) -> list:
 
     parts, start = [], 0
     for i, count in enumerate(rows):
-        part = tf.Variable(values[start:start + count], name=f"p/part_{i}")
-        set_save_slice_info(part, SaveSliceInfo("p", values.shape, [start, 0],
-                                                [count, values.shape[1]]))
+        part = tf.Variable(values[start : start + count], name=f"p/part_{i}")
+        set_save_slice_info(
+            part, SaveSliceInfo("p", values.shape, [start, 0], [count, values.shape[1]])
+        )
         parts.append(part)
         start += count
     return parts
@@ -122,7 +127,12 @@ def test_saver_saves_slices_as_tensorflow_saves_a_partitioned_variable(tmp_path)
     saver = tf.train.Saver([parts[2], a, parts[0], r, parts[1]])
     specs = tf.get_default_graph().get_operation_by_name("save/SaveV2/shape_and_slices")
     assert [s.decode() for s in specs.get_attr("value").tolist()] == [
-        "", "10 2 0,4:0,2", "10 2 4,3:0,2", "10 2 7,3:0,2", ""]
+        "",
+        "10 2 0,4:0,2",
+        "10 2 4,3:0,2",
+        "10 2 7,3:0,2",
+        "",
+    ]
     with tf.Session() as s:
         s.run(tf.global_variables_initializer())
         path = saver.save(s, str(tmp_path / "model.ckpt"), write_state=False)
@@ -132,7 +142,10 @@ def test_saver_saves_slices_as_tensorflow_saves_a_partitioned_variable(tmp_path)
         s.run([tf.assign(p, tf.zeros_like(p)) for p in parts])
         saver.restore(s, str(fixture / "model.ckpt"))
         assert [s.run(p).tolist() for p in parts] == [
-            values[:4].tolist(), values[4:7].tolist(), values[7:].tolist()]
+            values[:4].tolist(),
+            values[4:7].tolist(),
+            values[7:].tolist(),
+        ]
 
 
 def test_saver_restores_slices_into_another_partitioning(tmp_path) -> None:

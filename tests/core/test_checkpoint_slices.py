@@ -99,11 +99,20 @@ def test_a_slice_covering_the_tensor_is_saved_whole(tmp_path):
 def test_read_slice_spanning_stored_slices(tmp_path):
     with BundleWriter(tmp_path / "c") as writer:
         for start in (0, 3, 6):
-            writer.add_slice("p", [10, 2], [(start, 3 if start < 6 else 4), (0, -1)],
-                             P[start:start + (3 if start < 6 else 4)])
+            writer.add_slice(
+                "p",
+                [10, 2],
+                [(start, 3 if start < 6 else 4), (0, -1)],
+                P[start : start + (3 if start < 6 else 4)],
+            )
     with BundleReader(tmp_path / "c") as reader:
-        assert reader.read_slice("p", "10 2 2,5:1,1").tolist() == [[5.0], [7.0], [9.0], [11.0],
-                                                                   [13.0]]
+        assert reader.read_slice("p", "10 2 2,5:1,1").tolist() == [
+            [5.0],
+            [7.0],
+            [9.0],
+            [11.0],
+            [13.0],
+        ]
         assert np.array_equal(reader.read("p"), P)
         with pytest.raises(InvalidArgumentError, match="'p'.*shape \\[10, 3\\].*\\[10, 2\\]"):
             reader.read_slice("p", "10 3 0,2:-")
@@ -121,24 +130,47 @@ def test_read_a_slice_of_a_tensor_too_big_to_assemble():
 @pytest.mark.parametrize(
     ("first", "second", "message"),
     [
-        (("p", [10, 2], [(0, 4), (0, -1)], P[:4]), ("p", [10, 2], [(3, 2), (0, -1)], P[3:5]),
-         "'p': slice 3,2:- overlaps slice 0,4:-, saved already"),
-        (("p", [10, 2], [(0, 4), (0, -1)], P[:4]), ("p", [10, 2], [(0, 4), (0, -1)], P[:4]),
-         "'p': slice 0,4:- overlaps slice 0,4:-"),
-        (("p", [10, 2], [(0, 4), (0, -1)], P[:4]), ("p", [10, 2], [(8, 4), (0, -1)], P[:4]),
-         "'p': slice 8,4:- is outside shape \\[10, 2\\]"),
-        (("p", [10, 2], [(0, 4), (0, -1)], P[:4]), ("p", [10, 2], [(4, 6), (0, -1)], P[:4]),
-         "'p': slice 4,6:- of shape \\[10, 2\\] has shape \\[6, 2\\], but the value saved for "
-         "it has shape \\[4, 2\\]"),
-        (("p", [10, 2], [(0, 4), (0, -1)], P[:4]),
-         ("p", [10, 2], [(4, 6), (0, -1)], P[4:].astype(np.float64)),
-         "'p': its slices have different dtypes \\(float32 and float64\\)"),
-        (("p", [10, 2], [(0, 4), (0, -1)], P[:4]), ("p", [11, 2], [(4, 6), (0, -1)], P[4:]),
-         "'p': its slices give different full shapes \\(\\[10, 2\\] and \\[11, 2\\]\\)"),
-        (("p", None, None, P), ("p", [10, 2], [(4, 6), (0, -1)], P[4:]),
-         "'p': slice 4,6:- overlaps the whole tensor"),
-        (("p", [10, 2], [(0, 4), (0, -1)], P[:4]), ("p", None, None, P),
-         "'p' is added whole.*already saved in slices"),
+        (
+            ("p", [10, 2], [(0, 4), (0, -1)], P[:4]),
+            ("p", [10, 2], [(3, 2), (0, -1)], P[3:5]),
+            "'p': slice 3,2:- overlaps slice 0,4:-, saved already",
+        ),
+        (
+            ("p", [10, 2], [(0, 4), (0, -1)], P[:4]),
+            ("p", [10, 2], [(0, 4), (0, -1)], P[:4]),
+            "'p': slice 0,4:- overlaps slice 0,4:-",
+        ),
+        (
+            ("p", [10, 2], [(0, 4), (0, -1)], P[:4]),
+            ("p", [10, 2], [(8, 4), (0, -1)], P[:4]),
+            "'p': slice 8,4:- is outside shape \\[10, 2\\]",
+        ),
+        (
+            ("p", [10, 2], [(0, 4), (0, -1)], P[:4]),
+            ("p", [10, 2], [(4, 6), (0, -1)], P[:4]),
+            "'p': slice 4,6:- of shape \\[10, 2\\] has shape \\[6, 2\\], but the value saved for "
+            "it has shape \\[4, 2\\]",
+        ),
+        (
+            ("p", [10, 2], [(0, 4), (0, -1)], P[:4]),
+            ("p", [10, 2], [(4, 6), (0, -1)], P[4:].astype(np.float64)),
+            "'p': its slices have different dtypes \\(float32 and float64\\)",
+        ),
+        (
+            ("p", [10, 2], [(0, 4), (0, -1)], P[:4]),
+            ("p", [11, 2], [(4, 6), (0, -1)], P[4:]),
+            "'p': its slices give different full shapes \\(\\[10, 2\\] and \\[11, 2\\]\\)",
+        ),
+        (
+            ("p", None, None, P),
+            ("p", [10, 2], [(4, 6), (0, -1)], P[4:]),
+            "'p': slice 4,6:- overlaps the whole tensor",
+        ),
+        (
+            ("p", [10, 2], [(0, 4), (0, -1)], P[:4]),
+            ("p", None, None, P),
+            "'p' is added whole.*already saved in slices",
+        ),
     ],
 )
 def test_bad_slices_give_one_clear_error(tmp_path, first, second, message):
@@ -199,15 +231,23 @@ def failed_merge(tmp_path: Path, parts: list[str], error: type, message: str) ->
 def test_merge_refuses_a_tensor_in_two_inputs(tmp_path):
     save_tensors(tmp_path / "a", {"x": np.zeros(1), "y": np.ones(1)})
     save_tensors(tmp_path / "b", {"x": np.ones(1)})
-    failed_merge(tmp_path, [str(tmp_path / "a"), str(tmp_path / "b")], InvalidArgumentError,
-                 "tensor 'x' is in more than one checkpoint to merge \\(.*/a' and .*/b'\\)")
+    failed_merge(
+        tmp_path,
+        [str(tmp_path / "a"), str(tmp_path / "b")],
+        InvalidArgumentError,
+        "tensor 'x' is in more than one checkpoint to merge \\(.*/a' and .*/b'\\)",
+    )
 
 
 def test_merge_refuses_a_whole_tensor_and_slices_of_it(tmp_path):
     parts = write_parts(tmp_path)
     save_tensors(tmp_path / "c", {"p": P})
-    failed_merge(tmp_path, [parts[0], str(tmp_path / "c")], InvalidArgumentError,
-                 "tensor 'p' is in more than one checkpoint")
+    failed_merge(
+        tmp_path,
+        [parts[0], str(tmp_path / "c")],
+        InvalidArgumentError,
+        "tensor 'p' is in more than one checkpoint",
+    )
 
 
 @pytest.mark.parametrize(
@@ -231,14 +271,17 @@ def test_merge_refuses_slices_of_another_full_shape(tmp_path):
     other = str(tmp_path / "other")
     with BundleWriter(other) as writer:
         writer.add_slice("p", [12, 2], [(4, 8), (0, -1)], np.zeros((8, 2), np.float32))
-    failed_merge(tmp_path, [parts[0], other], InvalidArgumentError,
-                 "'p'.*different full shapes \\(\\[10, 2\\] and \\[12, 2\\]\\)")
+    failed_merge(
+        tmp_path,
+        [parts[0], other],
+        InvalidArgumentError,
+        "'p'.*different full shapes \\(\\[10, 2\\] and \\[12, 2\\]\\)",
+    )
 
 
 def test_merge_refuses_missing_and_corrupt_inputs(tmp_path):
     parts = write_parts(tmp_path)
-    failed_merge(tmp_path, [parts[0], str(tmp_path / "missing")], NotFoundError,
-                 "missing.index")
+    failed_merge(tmp_path, [parts[0], str(tmp_path / "missing")], NotFoundError, "missing.index")
     data = Path(data_filename(parts[1], 0, 1))
     data.rename(tmp_path / "aside")
     failed_merge(tmp_path, parts, NotFoundError, "data file .*part-00001-of-00002.* is missing")
@@ -267,15 +310,22 @@ def test_merge_puts_everything_back_when_a_rename_fails(tmp_path, monkeypatch):
         real(src, dst)
 
     monkeypatch.setattr(bundle_module.os, "replace", flaky)
-    failed_merge(tmp_path, parts, FailedPreconditionError,
-                 "merging checkpoints into .*merged.*Permission denied")
+    failed_merge(
+        tmp_path,
+        parts,
+        FailedPreconditionError,
+        "merging checkpoints into .*merged.*Permission denied",
+    )
     monkeypatch.setattr(bundle_module.os, "replace", real)
     assert any(str(c).endswith("part-00000-of-00002.data-00000-of-00001") for c in calls)
     assert load_tensors(tmp_path / "merged")["old"].tolist() == [0, 1, 2]
     merge_bundles(parts, tmp_path / "merged")
     assert np.array_equal(load_tensors(tmp_path / "merged")["p"], P)
-    assert files(tmp_path) == ["merged.data-00000-of-00002", "merged.data-00001-of-00002",
-                               "merged.index"]
+    assert files(tmp_path) == [
+        "merged.data-00000-of-00002",
+        "merged.data-00001-of-00002",
+        "merged.index",
+    ]
 
 
 def test_merge_skips_missing_inputs_when_allowed(tmp_path):

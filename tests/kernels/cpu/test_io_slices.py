@@ -39,8 +39,7 @@ def save(prefix, names: list[str], specs: list[str], *tensors: np.ndarray) -> No
 
 
 def restore(prefix, names: list[str], specs: list[str], types: list) -> tuple:
-    return run_op("RestoreV2", [scalar(prefix), strings(*names), strings(*specs)],
-                  dtypes=types)
+    return run_op("RestoreV2", [scalar(prefix), strings(*names), strings(*specs)], dtypes=types)
 
 
 def same_files(ours: str | Path, theirs: Path, suffixes: tuple[str, ...]) -> None:
@@ -55,11 +54,11 @@ def test_save_slices_writes_tensorflows_bytes(tmp_path):
     for start, length in ((0, 100), (100, 150), (250, 50)):
         names.append("big")
         specs.append(f"300 5 {start},{length}:-")
-        tensors.append(big[start:start + length])
+        tensors.append(big[start : start + length])
     for row in (0, 1):
         names.append("str")
         specs.append(f"2 2 {row},1:-")
-        tensors.append(text[row:row + 1])
+        tensors.append(text[row : row + 1])
     for start in (0, 2**40):  # a tensor of 2**40 + 1 elements, saved as two of them
         names.append("huge")
         specs.append(f"{2**40 + 1} 1 {start},1:0,1")
@@ -68,23 +67,42 @@ def test_save_slices_writes_tensorflows_bytes(tmp_path):
     specs.append("")
     tensors.append(np.array([1, 2, 3], np.int8))
     save(tmp_path / "model.ckpt", names, specs, *tensors)
-    same_files(tmp_path / "model.ckpt", FIXTURES / "tf_sliced" / "model.ckpt",
-               (".index", ".data-00000-of-00001"))
+    same_files(
+        tmp_path / "model.ckpt",
+        FIXTURES / "tf_sliced" / "model.ckpt",
+        (".index", ".data-00000-of-00001"),
+    )
 
 
 def test_sharded_save_of_slices_merges_to_tensorflows_bytes(tmp_path):
     text = strings("x", "yy", "zzz")
     parts = [str(tmp_path / "model.ckpt_temp" / f"part-{i:05d}-of-00002") for i in (0, 1)]
-    save(parts[0], ["p", "s", "w"], ["10 2 0,4:-", "3 2,1", ""], P[:4], text[2:],
-         np.array([7, 8], np.int32))
+    save(
+        parts[0],
+        ["p", "s", "w"],
+        ["10 2 0,4:-", "3 2,1", ""],
+        P[:4],
+        text[2:],
+        np.array([7, 8], np.int32),
+    )
     save(parts[1], ["p", "s"], ["10 2 4,6:-", "3 0,2"], P[4:], text[:2])
     run_op("MergeV2Checkpoints", [strings(*parts), scalar(tmp_path / "model.ckpt")])
     assert sorted(os.listdir(tmp_path)) == [
-        "model.ckpt.data-00000-of-00002", "model.ckpt.data-00001-of-00002", "model.ckpt.index"]
-    same_files(tmp_path / "model.ckpt", FIXTURES / "tf_sliced_merged" / "model.ckpt",
-               (".index", ".data-00000-of-00002", ".data-00001-of-00002"))
-    got = restore(tmp_path / "model.ckpt", ["p", "p", "s", "s"],
-                  ["", "10 2 3,2:1,1", "", "3 1,2"], [dtypes.float32] * 2 + [dtypes.string] * 2)
+        "model.ckpt.data-00000-of-00002",
+        "model.ckpt.data-00001-of-00002",
+        "model.ckpt.index",
+    ]
+    same_files(
+        tmp_path / "model.ckpt",
+        FIXTURES / "tf_sliced_merged" / "model.ckpt",
+        (".index", ".data-00000-of-00002", ".data-00001-of-00002"),
+    )
+    got = restore(
+        tmp_path / "model.ckpt",
+        ["p", "p", "s", "s"],
+        ["", "10 2 3,2:1,1", "", "3 1,2"],
+        [dtypes.float32] * 2 + [dtypes.string] * 2,
+    )
     assert np.array_equal(got[0], P) and got[1].tolist() == [[7.0], [9.0]]
     assert got[2].tolist() == [b"x", b"yy", b"zzz"] and got[3].tolist() == [b"yy", b"zzz"]
 
@@ -92,8 +110,9 @@ def test_sharded_save_of_slices_merges_to_tensorflows_bytes(tmp_path):
 def test_restore_slices_of_whole_and_sliced_tensors(tmp_path):
     save(tmp_path / "c", ["p", "p", "q"], ["10 2 0,5:-", "10 2 5,5:-", ""], P[:5], P[5:], P)
     rows, column = "10 2 4,2:-", "10 2 -:1,1"  # the rows cross the two stored slices
-    got = restore(tmp_path / "c", ["p", "q", "p", "q"], [rows, rows, column, column],
-                  [dtypes.float32] * 4)
+    got = restore(
+        tmp_path / "c", ["p", "q", "p", "q"], [rows, rows, column, column], [dtypes.float32] * 4
+    )
     assert got[0].tolist() == got[1].tolist() == [[8.0, 9.0], [10.0, 11.0]]
     assert got[2].tolist() == got[3].tolist() == [[v] for v in range(1, 20, 2)]
     with BundleReader(tmp_path / "c") as reader:
@@ -103,8 +122,12 @@ def test_restore_slices_of_whole_and_sliced_tensors(tmp_path):
 def test_restore_errors_name_the_tensor(tmp_path):
     save(tmp_path / "c", ["p"], ["10 2 0,4:-"], P[:4])
     for spec, types, error, message in [
-        ("10 3 0,2:-", [dtypes.float32], InvalidArgumentError,
-         "'p': shape \\[10, 3\\] in the spec .* does not match the shape stored .*\\[10, 2\\]"),
+        (
+            "10 3 0,2:-",
+            [dtypes.float32],
+            InvalidArgumentError,
+            "'p': shape \\[10, 3\\] in the spec .* does not match the shape stored .*\\[10, 2\\]",
+        ),
         ("10 2 8,4:-", [dtypes.float32], InvalidArgumentError, "'p'.*outside shape"),
         ("10 2 0,2:-", [dtypes.float64], InvalidArgumentError, "'p'.*float32.*float64"),
         ("10 2 2,4:-", [dtypes.float32], DataLossError, "'p'.*do not cover the slice restored"),
@@ -112,22 +135,33 @@ def test_restore_errors_name_the_tensor(tmp_path):
         with pytest.raises(error, match=message):
             restore(tmp_path / "c", ["p"], [spec], types)
     assert restore(tmp_path / "c", ["p"], ["10 2 1,2:-"], [dtypes.float32])[0].tolist() == [
-        [2.0, 3.0], [4.0, 5.0]]
+        [2.0, 3.0],
+        [4.0, 5.0],
+    ]
 
 
 @pytest.mark.parametrize(
     ("specs", "values", "message"),
     [
-        (["10 2 0,4:-"], [P[:3]], "'p': slice 0,4:- of shape \\[10, 2\\] has shape \\[4, 2\\], "
-                                  "but the value saved for it has shape \\[3, 2\\]"),
-        (["10 2 8,4:-"], [P[:4]], "'p': shape_and_slice spec '10 2 8,4:-': slice 8,4:- is "
-                                  "outside shape \\[10, 2\\]"),
+        (
+            ["10 2 0,4:-"],
+            [P[:3]],
+            "'p': slice 0,4:- of shape \\[10, 2\\] has shape \\[4, 2\\], "
+            "but the value saved for it has shape \\[3, 2\\]",
+        ),
+        (
+            ["10 2 8,4:-"],
+            [P[:4]],
+            "'p': shape_and_slice spec '10 2 8,4:-': slice 8,4:- is outside shape \\[10, 2\\]",
+        ),
         (["10 2 0,4"], [P[:4]], "'p'.*has 1 extents for shape \\[10, 2\\]"),
         (["10 x"], [P[:4]], "'p': invalid shape_and_slice spec '10 x'"),
-        (["10 2 0,4:-", "10 2 2,8:-"], [P[:4], P[2:]],
-         "'p': slice 2,8:- overlaps slice 0,4:-"),
-        (["10 2 0,4:-", "10 2 4,6:-"], [P[:4], P[4:].astype(np.int32)],
-         "'p': its slices have different dtypes \\(float32 and int32\\)"),
+        (["10 2 0,4:-", "10 2 2,8:-"], [P[:4], P[2:]], "'p': slice 2,8:- overlaps slice 0,4:-"),
+        (
+            ["10 2 0,4:-", "10 2 4,6:-"],
+            [P[:4], P[4:].astype(np.int32)],
+            "'p': its slices have different dtypes \\(float32 and int32\\)",
+        ),
         (["10 2 0,4:-", "12 2 4,6:-"], [P[:4], P[4:]], "'p': its slices give different full"),
     ],
 )
@@ -160,8 +194,10 @@ node {{ name: "save/SaveV2" op: "SaveV2" input: "prefix" input: "names" input: "
     from tfx.protos import graph_pb2
 
     graph = text_format.Parse(graph_text, graph_pb2.GraphDef())
-    with Session(graph) as sess, pytest.raises(
-            InvalidArgumentError, match="node 'save/SaveV2' .*tensor 'p': slice 0,4:-"):
+    with (
+        Session(graph) as sess,
+        pytest.raises(InvalidArgumentError, match="node 'save/SaveV2' .*tensor 'p': slice 0,4:-"),
+    ):
         sess.run("save/SaveV2")
     assert os.listdir(tmp_path) == []
 
