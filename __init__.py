@@ -22,9 +22,13 @@ The package maps `tfx.core`, `tfx.kernels`, `tfx.cli`, `tfx.protos` and
 
 from __future__ import annotations
 
+import sys as _sys
+from types import ModuleType as _ModuleType
+
 from tfx.core import dtypes
-from tfx.core.api import math_api as math
-from tfx.core.api import nn_api as nn
+from tfx.core.api import linalg_api as _linalg_api
+from tfx.core.api import math_api as _math_api
+from tfx.core.api import nn_api as _nn_api
 from tfx.core.api import train_api as train
 from tfx.core.api.array_api import (
     boolean_mask,
@@ -36,6 +40,7 @@ from tfx.core.api.array_api import (
     fill,
     gather,
     gather_nd,
+    invert_permutation,
     matrix_diag,
     matrix_diag_part,
     matrix_set_diag,
@@ -212,6 +217,29 @@ from tfx.core.graph_io import load_graph, save_graph
 
 __version__ = "0.1.0"
 
+
+def _namespace(name: str, doc: str, modules: list[_ModuleType], *extra: object) -> _ModuleType:
+    """The module `tfx.<name>`: the `__all__` of each of `modules`, and the functions in
+    `extra` (by their `__name__`), nothing else, so that its public names are TensorFlow's.
+    It is in `sys.modules`, so `from tfx.<name> import f` works too."""
+    namespace = _ModuleType(f"tfx.{name}", doc)
+    for module in modules:
+        for attr in module.__all__:
+            setattr(namespace, attr, getattr(module, attr))
+    for fn in extra:
+        setattr(namespace, fn.__name__, fn)
+    namespace.__all__ = sorted(n for n in vars(namespace) if not n.startswith("_"))
+    _sys.modules[namespace.__name__] = namespace
+    return namespace
+
+
+math = _namespace(
+    "math", "TensorFlow 1.x's tf.math: elementwise math, reductions, scans, top_k.",
+    [_math_api], _nn_api.in_top_k, _nn_api.log_softmax, _nn_api.softmax, _nn_api.softplus,
+    _nn_api.softsign, _nn_api.top_k, invert_permutation)
+nn = _namespace("nn", _nn_api.__doc__, [_nn_api])
+linalg = _namespace("linalg", _linalg_api.__doc__, [_linalg_api])
+
 __all__ = [
     "CancelledError",
     "DType",
@@ -293,6 +321,7 @@ __all__ = [
     "group",
     "identity",
     "imag",
+    "invert_permutation",
     "import_graph_def",
     "initialize_all_variables",
     "int16",
@@ -301,6 +330,7 @@ __all__ = [
     "int8",
     "less",
     "less_equal",
+    "linalg",
     "load_graph",
     "matrix_diag",
     "matrix_diag_part",

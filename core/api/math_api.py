@@ -5,6 +5,10 @@ casts first; reductions without an axis reduce over a `Const` of all dims) and
 returns its output. The operators of `Tensor` (`+ - * / // % ** @ < <= > >=
 == != & | ^ ~ -x abs()`) are installed here, each in its own name scope as
 TensorFlow names them (`add`, `sub`, `mul`, `truediv`, ...).
+
+`__all__` lists the TensorFlow 1.x `tf.math` names; the module's other public names
+(`cast`, `matmul`, `index_list`, ...) serve the top-level `tfx` namespace and the other
+api modules.
 """
 
 from __future__ import annotations
@@ -17,6 +21,97 @@ import numpy as np
 from tfx.core import dtypes
 from tfx.core.api.graph_builder import Tensor, name_scope
 from tfx.core.api.ops_api import apply_op, constant, convert_to_tensor
+
+# The tf.math names implemented here; `tfx.math` (see tfx/__init__.py) is exactly these and
+# the few tf.math names that live in nn_api and array_api.
+__all__ = [
+    "abs",
+    "acos",
+    "acosh",
+    "add",
+    "add_n",
+    "angle",
+    "argmax",
+    "argmin",
+    "asin",
+    "asinh",
+    "atan",
+    "atan2",
+    "atanh",
+    "ceil",
+    "conj",
+    "cos",
+    "cosh",
+    "count_nonzero",
+    "cumprod",
+    "cumsum",
+    "cumulative_logsumexp",
+    "digamma",
+    "divide",
+    "divide_no_nan",
+    "equal",
+    "erf",
+    "erfc",
+    "erfinv",
+    "exp",
+    "expm1",
+    "floor",
+    "floordiv",
+    "floormod",
+    "greater",
+    "greater_equal",
+    "imag",
+    "is_finite",
+    "is_inf",
+    "is_nan",
+    "l2_normalize",
+    "less",
+    "less_equal",
+    "lgamma",
+    "log",
+    "log1p",
+    "logical_and",
+    "logical_not",
+    "logical_or",
+    "logical_xor",
+    "maximum",
+    "minimum",
+    "mod",
+    "multiply",
+    "multiply_no_nan",
+    "ndtri",
+    "negative",
+    "not_equal",
+    "pow",
+    "real",
+    "reciprocal",
+    "reduce_all",
+    "reduce_any",
+    "reduce_euclidean_norm",
+    "reduce_logsumexp",
+    "reduce_max",
+    "reduce_mean",
+    "reduce_min",
+    "reduce_prod",
+    "reduce_sum",
+    "rint",
+    "round",
+    "rsqrt",
+    "sigmoid",
+    "sign",
+    "sin",
+    "sinh",
+    "sqrt",
+    "square",
+    "squared_difference",
+    "subtract",
+    "tan",
+    "tanh",
+    "truediv",
+    "xdivy",
+    "xlog1py",
+    "xlogy",
+]
 
 # --- elementwise -----------------------------------------------------------------------
 
@@ -54,6 +149,20 @@ is_nan = _unary("IsNan")
 is_inf = _unary("IsInf")
 is_finite = _unary("IsFinite")
 logical_not = _unary("LogicalNot")
+acos = _unary("Acos")
+acosh = _unary("Acosh")
+asin = _unary("Asin")
+asinh = _unary("Asinh")
+atan = _unary("Atan")
+atanh = _unary("Atanh")
+cosh = _unary("Cosh")
+sinh = _unary("Sinh")
+digamma = _unary("Digamma")
+erfc = _unary("Erfc")
+erfinv = _unary("Erfinv")
+lgamma = _unary("Lgamma")
+ndtri = _unary("Ndtri")
+rint = _unary("Rint")
 
 
 def _binary(op_type: str, default_name: str | None = None) -> Any:
@@ -85,7 +194,11 @@ greater = _binary("Greater")
 greater_equal = _binary("GreaterEqual")
 logical_and = _binary("LogicalAnd")
 logical_or = _binary("LogicalOr")
-div_no_nan = _binary("DivNoNan")
+div_no_nan = divide_no_nan = _binary("DivNoNan")
+multiply_no_nan = _binary("MulNoNan")
+xdivy = _binary("Xdivy")
+xlogy = _binary("Xlogy")
+xlog1py = _binary("Xlog1py")
 
 
 def add(x: Any, y: Any, name: str | None = None) -> Tensor:
@@ -311,6 +424,7 @@ reduce_min = _reduction("Min", "Min")
 reduce_prod = _reduction("Prod", "Prod")
 reduce_all = _reduction("All", "All")
 reduce_any = _reduction("Any", "Any")
+reduce_euclidean_norm = _reduction("EuclideanNorm", "EuclideanNorm")
 
 
 def reduce_logsumexp(input_tensor: Any, axis: Any = None, keepdims: bool = False,

@@ -10,12 +10,49 @@ it lives, and `DynamicStitch` puts the rows back in order.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 from tfx.core import dtypes
 from tfx.core.api import array_api, math_api
 from tfx.core.api.graph_builder import Tensor, name_scope
 from tfx.core.api.ops_api import apply_op, convert_to_tensor, identity, stop_gradient
+
+# The tf.nn names: exactly what `tfx.nn` exposes.
+__all__ = [
+    "avg_pool",
+    "avg_pool3d",
+    "batch_normalization",
+    "bias_add",
+    "conv2d",
+    "conv3d",
+    "conv3d_transpose",
+    "depthwise_conv2d",
+    "dropout",
+    "elu",
+    "embedding_lookup",
+    "in_top_k",
+    "l2_loss",
+    "l2_normalize",
+    "leaky_relu",
+    "log_softmax",
+    "max_pool",
+    "max_pool3d",
+    "moments",
+    "relu",
+    "relu6",
+    "selu",
+    "sigmoid",
+    "sigmoid_cross_entropy_with_logits",
+    "softmax",
+    "softmax_cross_entropy_with_logits",
+    "softmax_cross_entropy_with_logits_v2",
+    "softplus",
+    "softsign",
+    "sparse_softmax_cross_entropy_with_logits",
+    "tanh",
+    "top_k",
+    "xw_plus_b",
+]
 
 sigmoid = math_api.sigmoid
 tanh = math_api.tanh
@@ -373,8 +410,24 @@ def in_top_k(predictions: Any, targets: Any, k: Any, name: str | None = None) ->
     return apply_op("InTopKV2", predictions=predictions, targets=targets, k=k, name=name)
 
 
-def top_k(input: Any, k: Any = 1, sorted: bool = True, name: str | None = None) -> list[Tensor]:
-    return apply_op("TopKV2", input=input, k=k, sorted=sorted, name=name)
+class TopKV2(NamedTuple):
+    """What `top_k` returns, as in TensorFlow: a (values, indices) pair with those names."""
+
+    values: Tensor
+    indices: Tensor
+
+
+def top_k(input: Any, k: Any = 1, sorted: bool = True, name: str | None = None) -> TopKV2:
+    """The `k` largest entries of the last axis of `input` and their indices (`TopKV2`).
+
+    Sorted, they run descending (ties by the lower index); with `sorted=False` they come in
+    TensorFlow's CPU kernel's order.
+
+    Example:
+        >>> values, indices = top_k([1.0, 3.0, 2.0], 2)      # [3, 2], [1, 2]
+    """
+    values, indices = apply_op("TopKV2", input=input, k=k, sorted=sorted, name=name)
+    return TopKV2(values, indices)
 
 
 # --- embeddings ------------------------------------------------------------------------

@@ -1,0 +1,389 @@
+"""`tfx.linalg`: TensorFlow 1.x's `tf.linalg` names that tfx's ops can build.
+
+`__all__` is exactly what `tf.linalg` exposes. Most names are the functions tfx
+already has under another name (`diag` is `matrix_diag`, `transpose` is
+`matrix_transpose`); the rest are composed as TensorFlow composes them: `trace` sums
+`MatrixDiagPartV3`, `eye` puts ones on a `MatrixDiagV3`, `norm` reduces `|x|`,
+`tensordot` transposes and reshapes into one `MatMul`.
+
+Decompositions and solvers (`inv`, `det`, `cholesky`, `qr`, `svd`, `eigh`, `solve`,
+`triangular_solve`, `lstsq`, `logdet`, `slogdet`, `expm`, `lu`, ...) and `einsum` and
+`cross` need ops tfx does not implement, so they are not here.
+"""
+
+from __future__ import annotations
+
+import builtins
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from tfx.core import dtypes
+from tfx.core.api import array_api, math_api
+from tfx.core.api.array_api import matrix_diag as diag
+from tfx.core.api.array_api import matrix_diag_part as diag_part
+from tfx.core.api.array_api import matrix_set_diag as set_diag
+from tfx.core.api.graph_builder import Tensor, name_scope
+from tfx.core.api.math_api import l2_normalize, matmul
+from tfx.core.api.ops_api import apply_op, convert_to_tensor
+from tfx.core.api.train_api import global_norm
+
+__all__ = [
+    "adjoint",
+    "band_part",
+    "diag",
+    "diag_part",
+    "eye",
+    "global_norm",
+    "l2_normalize",
+    "matmul",
+    "matrix_transpose",
+    "matvec",
+    "norm",
+    "normalize",
+    "set_diag",
+    "tensor_diag",
+    "tensor_diag_part",
+    "tensordot",
+    "trace",
+    "transpose",
+]
+
+
+def matrix_transpose(a: Any, name: str = "matrix_transpose", conjugate: bool = False) -> Tensor:
+    """Swap the last two dims of `a` (`Transpose`; `ConjugateTranspose` when `conjugate` and
+    `a` is complex).
+
+    Example:
+        >>> matrix_transpose(tf.zeros([2, 3, 4])).shape       # [2, 4, 3]
+    """
+    with name_scope(name, "matrix_transpose", [a]) as scope:
+        x = convert_to_tensor(a, name="a")
+        ndims = x.shape.ndims
+        if ndims is None:
+            raise ValueError("matrix_transpose needs a tensor of known rank")
+        if ndims < 2:
+            raise ValueError(f"matrix_transpose needs a tensor of rank >= 2, got rank {ndims}")
+        perm = list(builtins.range(ndims - 2)) + [ndims - 1, ndims - 2]
+        return array_api.transpose(x, perm, name=scope, conjugate=conjugate)
+
+
+transpose = matrix_transpose
+
+
+def adjoint(matrix: Any, name: str | None = None) -> Tensor:
+    """The conjugate transpose of the last two dims (the transpose for real `matrix`)."""
+    with name_scope(name, "adjoint", [matrix]):
+        return matrix_transpose(matrix, conjugate=True)
+
+
+def band_part(input: Any, num_lower: Any, num_upper: Any, name: str | None = None) -> Tensor:
+    """`input` with everything outside the band of `num_lower` subdiagonals and `num_upper`
+    superdiagonals zeroed (`MatrixBandPart`); a negative count keeps that whole triangle.
+
+    Example:
+        >>> band_part(tf.ones([3, 3]), 0, -1)       # the upper triangle
+    """
+    return apply_op(
+        "MatrixBandPart", input=input, num_lower=num_lower, num_upper=num_upper, name=name
+    )
+
+
+def tensor_diag(diagonal: Any, name: str | None = None) -> Tensor:
+    """The rank-2k tensor with `diagonal` (rank k) on its diagonal (`Diag`)."""
+    return apply_op("Diag", diagonal=diagonal, name=name)
+
+
+def tensor_diag_part(input: Any, name: str | None = None) -> Tensor:
+    """The diagonal of a rank-2k tensor whose dims i and k + i match (`DiagPart`)."""
+    return apply_op("DiagPart", input=input, name=name)
+
+
+def trace(x: Any, name: str | None = None) -> Tensor:
+    """The sum of the main diagonal of each innermost matrix of `x`.
+
+    Example:
+        >>> trace([[1., 2.], [3., 4.]])                # 5
+    """
+    with name_scope(name, "Trace", [x]) as scope:
+        x = convert_to_tensor(x, name="x")
+        return math_api.reduce_sum(diag_part(x), [-1], name=scope)
+
+
+def eye(
+    num_rows: Any,
+    num_columns: Any = None,
+    batch_shape: Any = None,
+    dtype: Any = dtypes.float32,
+    name: str | None = None,
+) -> Tensor:
+    """Identity matrices of shape `batch_shape + [num_rows, num_columns]`.
+
+    Args:
+        num_rows: the rows of each matrix (an int or a scalar int32 tensor).
+        num_columns: the columns (`num_rows` when None).
+        batch_shape: leading dims (a list or an int32 vector tensor).
+        dtype: the element type.
+        name: the name scope (`eye`).
+
+    Returns:
+        Ones on the main diagonal (`MatrixDiagV3` of ones; `MatrixSetDiagV3` into zeros when
+        the matrices are not square), as TensorFlow builds it.
+
+    Example:
+        >>> eye(2, 3)                  # [[1, 0, 0], [0, 1, 0]]
+    """
+    with name_scope(name, "eye", [num_rows, num_columns, batch_shape]):
+        is_square = num_columns is None
+        batch_shape = [] if batch_shape is None else batch_shape
+        num_columns = num_rows if num_columns is None else num_columns
+        if isinstance(num_rows, Tensor) or isinstance(num_columns, Tensor):
+            diag_size = math_api.minimum(num_rows, num_columns)
+        else:
+            if not isinstance(num_rows, (int, np.integer)) or not isinstance(
+                num_columns, (int, np.integer)
+            ):
+                raise TypeError(
+                    f"eye needs integer num_rows and num_columns, got {num_rows!r}"
+                    f" and {num_columns!r}"
+                )
+            is_square = num_rows == num_columns
+            diag_size = int(np.minimum(num_rows, num_columns))
+        if isinstance(batch_shape, Tensor) or isinstance(diag_size, Tensor):
+            batch = convert_to_tensor(batch_shape, dtype=dtypes.int32, name="shape")
+            diag_shape = array_api.concat((batch, [diag_size]), axis=0)
+            shape = (
+                None if is_square else array_api.concat((batch, [num_rows, num_columns]), axis=0)
+            )
+        else:
+            batch = [int(d) for d in batch_shape]
+            diag_shape = batch + [diag_size]
+            shape = None if is_square else batch + [int(num_rows), int(num_columns)]
+        ones = array_api.ones(diag_shape, dtype=dtype)
+        if is_square:
+            return diag(ones)
+        return set_diag(array_api.zeros(shape, dtype=dtype), ones)
+
+
+def matvec(
+    a: Any,
+    b: Any,
+    transpose_a: bool = False,
+    adjoint_a: bool = False,
+    a_is_sparse: bool = False,
+    b_is_sparse: bool = False,
+    name: str | None = None,
+) -> Tensor:
+    """Matrix times vector: `a` [..., M, N] by `b` [..., N] gives [..., M].
+
+    Example:
+        >>> matvec([[1., 2.], [3., 4.]], [1., 1.])      # [3, 7]
+    """
+    with name_scope(name, "MatVec", [a, b]):
+        product = matmul(
+            a,
+            array_api.expand_dims(b, axis=-1),
+            transpose_a=transpose_a,
+            adjoint_a=adjoint_a,
+            a_is_sparse=a_is_sparse,
+            b_is_sparse=b_is_sparse,
+        )
+        return array_api.squeeze(product, axis=[-1])
+
+
+_MATRIX_NORMS = ("euclidean", "fro", 1, 2, np.inf)
+_VECTOR_NORMS = ("euclidean", 1, 2, np.inf)
+
+
+def norm(
+    tensor: Any,
+    ord: Any = "euclidean",
+    axis: Any = None,
+    keepdims: bool | None = None,
+    name: str | None = None,
+    keep_dims: bool | None = None,
+) -> Tensor:
+    """The vector norm of `tensor` over `axis` (all of it when None), or the matrix norm over
+    an `axis` pair, built as TensorFlow builds it.
+
+    Args:
+        tensor: a float or complex tensor.
+        ord: 'euclidean' (also 'fro' for matrices), 1, 2, np.inf, or any p > 0 for vectors.
+            The matrix 2-norm needs singular values (`Svd`), which tfx does not implement.
+        axis: None, an axis, or a pair of distinct axes for a matrix norm.
+        keepdims: keep the reduced dims as size 1 (`keep_dims` is the old name).
+        name: the name scope (`norm`).
+
+    Returns:
+        The norms, of `tensor`'s dtype.
+
+    Example:
+        >>> norm([[3., 4.], [6., 8.]], axis=1)        # [5, 10]
+    """
+    keepdims = bool(keepdims if keepdims is not None else keep_dims)
+    is_matrix_norm = isinstance(axis, (tuple, list)) and len(axis) == 2
+    if is_matrix_norm:
+        axis = tuple(axis)
+        if not isinstance(axis[0], int) or not isinstance(axis[1], int) or axis[0] == axis[1]:
+            raise ValueError(
+                f"'axis' must be None, an integer, or a tuple of 2 unique integers, got {axis}"
+            )
+        if ord not in _MATRIX_NORMS:
+            raise ValueError(
+                f"'ord' must be a supported matrix norm in {list(_MATRIX_NORMS)}, got {ord}"
+            )
+        if ord == 2:
+            raise NotImplementedError(
+                "the matrix 2-norm needs singular values (Svd), which tfx does not implement"
+            )
+    else:
+        if not (isinstance(axis, int) or axis is None):
+            raise ValueError(
+                f"'axis' must be None, an integer, or a tuple of 2 unique integers, got {axis}"
+            )
+        if (not np.isreal(ord) or ord <= 0) and ord not in _VECTOR_NORMS:
+            raise ValueError(f"'ord' must be a supported vector norm, got {ord}")
+        if axis is not None:
+            axis = (axis,)
+    with name_scope(name, "norm", [tensor]):
+        tensor = convert_to_tensor(tensor)
+        if ord in ("fro", "euclidean", 2, 2.0):
+            result = math_api.sqrt(
+                math_api.reduce_sum(tensor * math_api.conj(tensor), _axes(axis), keepdims=True)
+            )
+        else:
+            result = math_api.abs(tensor)
+            if ord == 1:
+                sum_axis = None if axis is None else axis[0]
+                result = math_api.reduce_sum(result, sum_axis, keepdims=True)
+                if is_matrix_norm:
+                    result = math_api.reduce_max(result, axis[-1], keepdims=True)
+            elif ord == np.inf:
+                if is_matrix_norm:
+                    result = math_api.reduce_sum(result, axis[1], keepdims=True)
+                max_axis = None if axis is None else axis[0]
+                result = math_api.reduce_max(result, max_axis, keepdims=True)
+            else:
+                result = math_api.pow(
+                    math_api.reduce_sum(math_api.pow(result, ord), _axes(axis), keepdims=True),
+                    1.0 / ord,
+                )
+        if not keepdims:
+            result = array_api.squeeze(result, _axes(axis))
+        return result
+
+
+def _axes(axis: tuple[int, ...] | None) -> list[int] | None:
+    return None if axis is None else list(axis)
+
+
+def normalize(
+    tensor: Any, ord: Any = "euclidean", axis: Any = None, name: str | None = None
+) -> tuple[Tensor, Tensor]:
+    """`tensor` divided by its `norm` (kept dims), and that norm.
+
+    Example:
+        >>> normalize([3., 4.])                        # ([0.6, 0.8], [5])
+    """
+    with name_scope(name, "normalize", [tensor]):
+        tensor = convert_to_tensor(tensor)
+        size = norm(tensor, ord, axis, keepdims=True)
+        size = math_api.cast(size, tensor.dtype)
+        return tensor / size, size
+
+
+def tensordot(a: Any, b: Any, axes: Any, name: str | None = None) -> Tensor:
+    """Sum the products of `a` and `b` over the dims `axes` pairs up (one `MatMul`).
+
+    Args:
+        a, b: tensors of known rank.
+        axes: an int n (the last n dims of `a` with the first n of `b`), or a pair of axis
+            lists (or of single axes) of equal length.
+        name: the name scope (`Tensordot`).
+
+    Returns:
+        A tensor of `a`'s free dims followed by `b`'s.
+
+    Example:
+        >>> tensordot(tf.ones([2, 3]), tf.ones([3, 4]), 1).shape     # [2, 4]
+    """
+    with name_scope(name, "Tensordot", [a, b]) as scope:
+        a = convert_to_tensor(a, name="a")
+        b = convert_to_tensor(b, name="b")
+        a_axes, b_axes = _tensordot_axes(a, axes)
+        a_matrix, a_free = _tensordot_reshape(a, a_axes)
+        b_matrix, b_free = _tensordot_reshape(b, b_axes, flipped=True)
+        product = matmul(a_matrix, b_matrix)
+        if isinstance(a_free, list) and isinstance(b_free, list):
+            if product.shape.is_fully_defined() and product.shape.as_list() == a_free + b_free:
+                return product
+            return array_api.reshape(product, a_free + b_free, name=scope)
+        free = array_api.concat([_int_vector(a_free), _int_vector(b_free)], 0)
+        return array_api.reshape(product, free, name=scope)
+
+
+def _int_vector(dims: Any) -> Any:
+    return np.array(dims, np.int32) if isinstance(dims, list) else dims
+
+
+def _tensordot_axes(a: Tensor, axes: Any) -> tuple[list[int], list[int]]:
+    if isinstance(axes, (int, np.integer)):
+        if axes < 0:
+            raise ValueError(f"'axes' must be at least 0, got {axes}")
+        rank = _known_rank(a)
+        if axes > rank:
+            raise ValueError(
+                f"'axes' must not be larger than the number of dimensions of "
+                f"tensor {a.name}: {axes} > {rank}"
+            )
+        return list(builtins.range(rank - axes, rank)), list(builtins.range(axes))
+    if isinstance(axes, (list, tuple)):
+        if len(axes) != 2:
+            raise ValueError(f"'axes' must be an integer or have length 2, got {axes}")
+        a_axes, b_axes = axes
+        if isinstance(a_axes, (int, np.integer)) and isinstance(b_axes, (int, np.integer)):
+            a_axes, b_axes = [a_axes], [b_axes]
+        a_axes, b_axes = [int(i) for i in a_axes], [int(i) for i in b_axes]
+        if len(a_axes) != len(b_axes):
+            raise ValueError(
+                f"Different number of contraction axes 'a' and 'b', {len(a_axes)} != {len(b_axes)}."
+            )
+        return a_axes, b_axes
+    raise TypeError(f"tensordot needs 'axes' as an int or a pair of axis lists, got {axes!r}")
+
+
+def _known_rank(x: Tensor) -> int:
+    rank = x.shape.ndims
+    if rank is None:
+        raise ValueError(f"tensordot needs tensors of known rank; {x.name} has none")
+    return rank
+
+
+def _tensordot_reshape(
+    x: Tensor, axes: Sequence[int], flipped: bool = False
+) -> tuple[Tensor, list[int] | Tensor]:
+    """`x` as a matrix: free dims by contracted dims ([contracted, free] when `flipped`),
+    and its free dims (a list when static, else an int32 tensor)."""
+    rank = _known_rank(x)
+    axes = [i + rank if i < 0 else i for i in axes]
+    free = [i for i in builtins.range(rank) if i not in axes]
+    perm = axes + free if flipped else free + axes
+    if x.shape.is_fully_defined():
+        dims = x.shape.as_list()
+        free_dims = [dims[i] for i in free]
+        prod_free = int(np.prod(free_dims, dtype=np.int64))
+        prod_axes = int(np.prod([dims[i] for i in axes], dtype=np.int64))
+        new_shape: Any = [prod_axes, prod_free] if flipped else [prod_free, prod_axes]
+    else:
+        shape = array_api.shape(x)
+        free_dims = array_api.gather(shape, np.array(free, np.int32))
+        axes_dims = array_api.gather(shape, np.array(axes, np.int32))
+        prod_free = math_api.reduce_prod(free_dims)
+        prod_axes = math_api.reduce_prod(axes_dims)
+        new_shape = array_api.stack([prod_axes, prod_free] if flipped else [prod_free, prod_axes])
+    if perm != list(builtins.range(rank)):
+        x = array_api.transpose(x, perm)
+    if not isinstance(new_shape, list) or x.shape.as_list() != new_shape:
+        x = array_api.reshape(x, new_shape)
+    return x, free_dims

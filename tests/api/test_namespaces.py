@@ -1,0 +1,92 @@
+"""tf.math, tf.nn and tf.linalg hold TensorFlow 1.x's public names and nothing else, and the
+tf.math functions that map straight onto one op give TensorFlow's values.
+
+tests/data/tf1_namespaces.json holds the public names of TensorFlow 2.21's
+tf.compat.v1.math, .nn and .linalg; the expected values were recorded with TensorFlow 2.21
+on the same inputs. These tests need no TensorFlow.
+"""
+
+from __future__ import annotations
+
+import json
+import types
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import tfx as tf
+
+TF1_NAMES = json.loads(
+    (Path(__file__).resolve().parents[1] / "data" / "tf1_namespaces.json").read_text()
+)
+
+
+@pytest.mark.parametrize("namespace", ["math", "nn", "linalg"])
+def test_namespace_exposes_only_tensorflow_names(namespace):
+    module = getattr(tf, namespace)
+    public = [name for name in dir(module) if not name.startswith("_")]
+    assert sorted(set(public) - set(TF1_NAMES[namespace])) == []
+    assert [n for n in public if isinstance(getattr(module, n), types.ModuleType)] == []
+    assert sorted(module.__all__) == sorted(public)
+    assert all(callable(getattr(module, name)) for name in public)
+
+
+def test_namespaces_import_by_name():
+    from tfx.linalg import trace
+    from tfx.math import reduce_sum
+    from tfx.nn import relu
+
+    assert (reduce_sum, relu, trace) == (tf.math.reduce_sum, tf.nn.relu, tf.linalg.trace)
+
+
+X = np.array([0.5, -0.25, 0.9], np.float32)
+Y = np.array([1.5, 2.0, 3.25], np.float32)
+ZERO_TWO = np.array([0.0, 2.0, 0.0], np.float32)
+WITH_INF = np.array([0.0, 4.0, np.inf], np.float32)
+
+# unary tf.math function -> (input, TensorFlow 2.21's value)
+# fmt: off
+UNARY_CASES = {
+    "acos": (X, [1.0471975803375244, 1.8234765529632568, 0.4510268568992615]),
+    "asin": (X, [0.5235987901687622, -0.252680242061615, 1.1197694540023804]),
+    "atan": (X, [0.46364760398864746, -0.244978666305542, 0.7328150868415833]),
+    "atanh": (X, [0.5493061542510986, -0.2554128170013428, 1.4722193479537964]),
+    "erfinv": (X, [0.47693631052970886, -0.22531205415725708, 1.1630871295928955]),
+    "ndtri": (np.abs(X), [0.0, -0.6744897961616516, 1.2815511226654053]),
+    "acosh": (Y, [0.9624236822128296, 1.316957950592041, 1.8472460508346558]),
+    "asinh": (Y, [1.19476318359375, 1.4436354637145996, 1.894672155380249]),
+    "cosh": (Y, [2.352409601211548, 3.7621958255767822, 12.914557456970215]),
+    "sinh": (Y, [2.129279375076294, 3.6268603801727295, 12.87578296661377]),
+    "digamma": (Y, [0.03648996353149414, 0.4227842092514038, 1.0169907808303833]),
+    "lgamma": (Y, [-0.12078223377466202, 0.0, 0.9358019232749939]),
+    "erfc": (Y, [0.033894848078489304, 0.004677735269069672, 4.3027794163208455e-06]),
+    "rint": ([0.5, 1.5, 2.5, -0.5, -1.7], [0.0, 2.0, 2.0, -0.0, -2.0]),
+    "softplus": ([0.0], [0.6931471824645996]),
+    "invert_permutation": ([2, 0, 1], [1, 2, 0]),
+}
+# name -> (a function building the fetch, TensorFlow 2.21's value)
+MATH_CASES = {
+    "xdivy": (lambda: tf.math.xdivy(ZERO_TWO, WITH_INF), [0.0, 0.5, 0.0]),
+    "xlogy": (lambda: tf.math.xlogy(ZERO_TWO, WITH_INF), [0.0, 2.7725887298583984, 0.0]),
+    "xlog1py": (lambda: tf.math.xlog1py(ZERO_TWO, WITH_INF), [0.0, 3.2188758850097656, 0.0]),
+    "divide_no_nan": (lambda: tf.math.divide_no_nan([1.0, 2.0, 0.0], [0.0, 4.0, 0.0]),
+                      [0.0, 0.5, 0.0]),
+    "multiply_no_nan": (lambda: tf.math.multiply_no_nan([np.inf, 2.0, np.nan], [0.0, 4.0, 0.0]),
+                        [0.0, 8.0, 0.0]),
+    "reduce_euclidean_norm": (lambda: tf.math.reduce_euclidean_norm(
+        [[1.0, -2.0, 3.0], [4.0, 5.0, -6.0]], axis=1), [3.7416574954986572, 8.774964332580566]),
+    "reduce_euclidean_norm_int": (lambda: tf.math.reduce_euclidean_norm([[3, 4], [5, 12]]), 13),
+    "top_k": (lambda: tf.math.top_k([1.0, 3.0, 2.0], 2).indices, [1, 2]),
+    **{name: ((lambda f=name, x=x: getattr(tf.math, f)(x)), want)
+       for name, (x, want) in UNARY_CASES.items()},
+}
+# fmt: on
+
+
+@pytest.mark.parametrize("name", MATH_CASES)
+def test_math_function_matches_tensorflow(name):
+    build, want = MATH_CASES[name]
+    with tf.Session() as sess:
+        got = np.asarray(sess.run(build()))
+    np.testing.assert_allclose(got, np.asarray(want, got.dtype), rtol=2e-6, atol=1e-7)
