@@ -6,7 +6,9 @@
 after the session was created can be run too, as in TensorFlow. `run` accepts
 Tensors, Operations, Variables and IndexedSlices as fetches, and Tensors as
 feed keys; `with Session() as sess:` also makes it the default session (for
-`Tensor.eval()`) and its graph the default graph.
+`Tensor.eval()`) and its graph the default graph. As TensorFlow's, it returns a
+scalar tensor as a numpy scalar (`np.float32(2.0)`, `b"text"`) and any other
+tensor as an ndarray.
 """
 
 from __future__ import annotations
@@ -15,6 +17,8 @@ import contextlib
 import threading
 from collections.abc import Iterator, Mapping
 from typing import Any, NamedTuple
+
+import numpy as np
 
 from tfx.core import graph as ir
 from tfx.core import session as core_session
@@ -125,7 +129,7 @@ class Session(core_session.Session):
             return type(fetches)(items)
         if isinstance(fetches, Mapping):
             return {k: self._restore(v, result[k]) for k, v in fetches.items()}
-        return result
+        return _as_fetched(result)
 
     def _feed_name(self, key: Any) -> str:
         item = self._element(key)
@@ -189,3 +193,11 @@ def get_default_session() -> Session | None:
     """The innermost session made default with `with sess:` or `sess.as_default()`."""
     stack = _session_stack()
     return stack[-1] if stack else None
+
+
+def _as_fetched(value: Any) -> Any:
+    """A fetched value as TensorFlow's Session returns it: a scalar tensor is a numpy
+    scalar (bytes for a string), anything else an ndarray."""
+    if isinstance(value, np.ndarray) and value.ndim == 0:
+        return value[()]
+    return value

@@ -166,6 +166,18 @@ def test_session_fetch_structures_and_eval() -> None:
         assert s.run(b.op) is None
 
 
+def test_scalar_fetches_are_numpy_scalars_as_in_tensorflow() -> None:
+    # TensorFlow 2.21's compat.v1 Session: [np.float32, np.float32, bytes, np.int32].
+    values = [tf.constant(2.0), tf.reduce_sum(tf.constant([1.0, 2.0])), tf.constant("ab"),
+              tf.constant(3)]
+    with tf.Session() as s:
+        got = s.run(values)
+        assert [type(v) for v in got] == [np.float32, np.float32, bytes, np.int32]
+        assert got == [2.0, 3.0, b"ab", 3]
+        assert type(s.run(values[0])) is np.float32 and type(values[3].eval()) is np.int32
+        assert type(s.run(tf.constant([1.0]))) is np.ndarray
+
+
 def test_session_on_another_graph_rejects_foreign_tensors() -> None:
     c = tf.constant(1.0)
     other = tf.Graph()
