@@ -12,8 +12,9 @@ makes such a class a GPU kernel. Around the CPU kernel's `compute` it
   arguments in `HOST_MEMORY_INPUTS`, whatever their type), so a kernel never
   mixes host and device arrays in one operation;
 * makes the GPU current (`cupy.cuda.Device(i)`) while the kernel runs;
-* moves each output to the memory its type lives in, so int32 results stay
-  on the host and everything else is in GPU memory for the next kernel.
+* moves each output to the memory its type lives in, so int32 results (and
+  shapes and sizes, `HOST_MEMORY_OUTPUTS`) stay on the host and everything
+  else is in GPU memory for the next kernel.
 
 A value already where it belongs is not copied. Dead values and other
 non-arrays pass through. CuPy is imported when the first GPU kernel is
@@ -45,6 +46,8 @@ HOST_MEMORY_INPUTS: dict[str, frozenset[int]] = {
         "Split": {0}, "SplitV": {1, 2}, "ReverseV2": {1}, "Range": {0, 1, 2}, "Switch": {1},
     }.items()
 }
+# Ops whose outputs are shapes and sizes: on the host whatever their type.
+HOST_MEMORY_OUTPUTS = frozenset({"Shape", "ShapeN", "Size", "Rank"})
 
 
 class OnGPU:
@@ -66,7 +69,8 @@ class OnGPU:
             self.inputs_on_host or t.base in HOST_TYPES or i in slots or i - count in slots
             for i, t in enumerate(input_types)
         )
-        self._output_on_host = tuple(t.base in HOST_TYPES for t in output_types)
+        self._output_on_host = tuple(op in HOST_MEMORY_OUTPUTS or t.base in HOST_TYPES
+                                     for t in output_types)
 
     def compute(self, *args: Any) -> tuple:
         gpu = self._gpu

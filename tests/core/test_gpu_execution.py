@@ -190,14 +190,19 @@ def test_int32_tensors_stay_in_host_memory(gpu_cupy) -> None:
         i = tf.placeholder(tf.int32, [3], name="i")
         total = tf.add(i, i, name="total")
         tf.reshape(tf.constant([1.0, 2.0, 3.0, 4.0]), tf.stack([2, total[0]]), name="shaped")
+        tf.shape(tf.placeholder_with_default([[1.0]], [None, 1]), out_type=tf.int64,
+                 name="shape64")
     with MultiDeviceSession(graph.as_graph_def(), devices="cpu:0,gpu:0",
                             soft_placement=True) as sess:
-        out_total, out_shaped = sess.run(["total:0", "shaped:0"], {"i:0": [1, 2, 3]})
+        out_total, out_shaped, out_shape = sess.run(["total:0", "shaped:0", "shape64:0"],
+                                                    {"i:0": [1, 2, 3]})
         kernels = {n.name: n.kernel for job in next(iter(sess.steps.values())).jobs
                    for n in job.prepared.plan.nodes}
     np.testing.assert_array_equal(out_total, [2, 4, 6])
     np.testing.assert_array_equal(out_shaped, [[1.0, 2.0], [3.0, 4.0]])
+    assert out_shape.dtype == np.int64 and out_shape.tolist() == [1, 1]
     assert kernels["total"]._output_on_host == (True,)
+    assert kernels["shape64"]._output_on_host == (True,)  # a shape, whatever its type
     assert kernels["shaped"]._input_on_host == (False, True)
 
 
