@@ -71,9 +71,10 @@ class DeadlineExceededError(TfxError):
 
 
 class DataLossError(TfxError):
-    """Corrupt or truncated data (checkpoint CRC mismatch, short file)."""
+    """Corrupt or truncated data (checkpoint CRC mismatch, short file): bad input."""
 
     code = "DATA_LOSS"
+    exit_code = 2
 
 
 class AbortedError(TfxError):

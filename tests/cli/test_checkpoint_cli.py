@@ -152,7 +152,7 @@ def test_inspect_missing_prefix_and_empty_directory(capsys, tmp_path: Path) -> N
 def test_inspect_corrupt_checkpoint_names_the_tensor(capsys, tmp_path: Path) -> None:
     prefix = corrupt_copy(tmp_path)
     code, out, err = tfx_cli(capsys, "checkpoint", "inspect", prefix)
-    assert code == 1 and out == ""
+    assert code == 2 and out == ""  # a corrupt file is bad input
     assert_one_line(err)
     assert "'b_1'" in err and "checksum mismatch" in err
     code, out, err = tfx_cli(capsys, "checkpoint", "inspect", prefix, "--no-stats")
@@ -315,7 +315,7 @@ def test_restore_missing_and_corrupt(capsys, tmp_path: Path) -> None:
     assert code == 2
     assert_one_line(err)
     code, _, err = tfx_cli(capsys, "checkpoint", "restore", TF_GRAPH, corrupt_copy(tmp_path))
-    assert code == 1
+    assert code == 2
     assert_one_line(err)
     assert "'b_1'" in err
 

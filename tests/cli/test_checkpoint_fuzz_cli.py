@@ -1,7 +1,7 @@
 """`tfx checkpoint` on TensorFlow-written and hostile checkpoints.
 
-Hostile input gives one `error:` line and exit code 2 (bad input) or 1 (a
-failure at run time), never a traceback; TensorFlow's Saver graphs, partitioned
+Hostile input gives one `error:` line and exit code 2 (bad input: a corrupt
+file is a DataLossError, exit 2), never a traceback; TensorFlow's Saver graphs, partitioned
 variables and object-based checkpoints restore and inspect.
 """
 
@@ -95,7 +95,7 @@ def saved(tmp_path: Path) -> Path:
 def test_state_file_not_utf8_is_one_line(capsys, saved, command):
     (saved / "checkpoint").write_bytes(b'model_checkpoint_path: "\xff"\n')
     code, _, err = tfx_cli(capsys, "checkpoint", command, str(saved))
-    assert code == 1
+    assert code == 2
     assert_one_line(err)
     assert "not a valid checkpoint state file" in err
 
@@ -105,7 +105,7 @@ def test_index_fifo_is_one_line_without_blocking(capsys, saved):
     os.unlink(saved / "model.ckpt.index")
     os.mkfifo(saved / "model.ckpt.index")
     code, _, err = tfx_cli(capsys, "checkpoint", "inspect", str(saved / "model.ckpt"))
-    assert code == 1
+    assert code == 2
     assert_one_line(err)
     assert "not a regular file" in err
 
@@ -126,6 +126,6 @@ def test_zero_size_tensor_with_huge_dims_is_one_line(capsys, tmp_path):
         writer.add(items[1][0], entry.SerializeToString())
         writer.finish()
     code, _, err = tfx_cli(capsys, "checkpoint", "inspect", str(prefix))
-    assert code == 1
+    assert code == 2
     assert_one_line(err)
     assert "'z'" in err and "impossibly large" in err
