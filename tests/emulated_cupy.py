@@ -168,6 +168,10 @@ class EmulatedCupy(types.ModuleType):
         runtime = types.SimpleNamespace(getDeviceCount=self._device_count,
                                         CUDARuntimeError=CUDARuntimeError)
         self.cuda = types.SimpleNamespace(Device=_Device, runtime=runtime)
+        strided = np.lib.stride_tricks.as_strided
+        self.lib = types.SimpleNamespace(stride_tricks=types.SimpleNamespace(
+            as_strided=lambda x, shape=None, strides=None: _wrap(
+                strided(_unwrap(x), shape, strides))))
 
     def _device_count(self) -> int:
         if self.gpus == 0:

@@ -53,6 +53,7 @@ from tfx.core.dtypes import FLOATS, REALS
 from tfx.core.errors import InvalidArgumentError, UnimplementedError
 from tfx.core.ops import nn_ops
 from tfx.core.ops.nn_ops import DataFormat
+from tfx.kernels.arrays import namespace
 from tfx.kernels.base import OpKernel, register_kernel
 from tfx.kernels.cpu import intra_op, jit
 from tfx.kernels.cpu.intra_op import map_batch
@@ -154,13 +155,14 @@ def _pad(x: np.ndarray, pads: Pads, value: Any = 0) -> np.ndarray:
     shape = (x.shape[0], *(n + b + a for n, (b, a) in zip(x.shape[1:-1], pads)), x.shape[-1])
     limits.check_allocation(shape, x.itemsize, "padded input")
     interior = (slice(None), *(slice(b, b + n) for n, (b, _) in zip(x.shape[1:-1], pads)))
+    xp = namespace(x)
     if x.size < _FILL_BORDERS_FROM_SIZE:
-        out = np.full(shape, value, x.dtype) if value else np.zeros(shape, x.dtype)
+        out = xp.full(shape, value, x.dtype) if value else xp.zeros(shape, x.dtype)
         out[interior] = x
         return out
     # The interior is written once and only the borders are filled: np.zeros would write
     # every element twice, a pass over memory that two cores do not share out.
-    out = np.empty(shape, x.dtype)
+    out = xp.empty(shape, x.dtype)
     out[interior] = x
     for axis, (before, after) in enumerate(pads, start=1):
         lead = (slice(None),) * axis
@@ -178,7 +180,9 @@ def _crop(xp: np.ndarray, pads: Pads, sizes: Sequence[int]) -> np.ndarray:
 def _strided(x: np.ndarray, shape: Sequence[int], strides: Sequence[int]) -> np.ndarray:
     """A view of x with the given shape and byte strides. The ndarray constructor is ten
     times cheaper than as_strided, and checks the view stays inside x's buffer; it needs
-    a contiguous x."""
+    a contiguous x. A GPU array takes CuPy's as_strided."""
+    if type(x) is not np.ndarray:
+        return namespace(x).lib.stride_tricks.as_strided(x, shape, strides)
     if x.flags.c_contiguous:
         return np.ndarray(shape, x.dtype, x, 0, strides)
     return as_strided(x, shape, strides, writeable=False)
@@ -403,7 +407,7 @@ class Conv2D(_Conv):
             return _restore_layout(conv_forward(x_last[rows], w, self._window), self._fmt,
                                    self._dtype)
 
-        if x.shape[0] < 2 or intra_op.serial():
+        if x.shape[0] < 2 or intra_op.serial() or type(x) is not np.ndarray:
             return (forward(slice(None)),)
         return (map_batch(forward, x.shape[0], self.split_work(x, w), self._dtype),)
 
@@ -505,7 +509,7 @@ def _depthwise_geometry(x_shape: Sequence[int], w_shape: Sequence[int], window: 
 def _tile_filter(w: np.ndarray, width: int) -> np.ndarray:
     """w (kh, kw, C, M) repeated along a row of `width` pixels: (kh, kw, width * C, M)."""
     kh, kw, depth, mult = w.shape
-    tiled = np.empty((kh, kw, width, depth, mult), w.dtype)
+    tiled = namespace(w).empty((kh, kw, width, depth, mult), w.dtype)
     tiled[...] = w[:, :, None]
     return tiled.reshape(kh, kw, width * depth, mult)
 
@@ -524,7 +528,8 @@ def depthwise_loops(x: np.ndarray, w: np.ndarray) -> Any:
     The loops skip the taps that fall in the padding, where TensorFlow (and the numpy path)
     multiply a zero: the same unless a filter value is inf or NaN (0 * inf is NaN).
     """
-    if x.dtype != np.float32 or w.dtype != np.float32 or w.shape[3] != 1:
+    if (x.dtype != np.float32 or w.dtype != np.float32 or w.shape[3] != 1
+            or type(x) is not np.ndarray):
         return None
     loops = jit.loops()
     if loops is None or not np.isfinite(w).all():
@@ -561,7 +566,7 @@ def depthwise_forward(x: np.ndarray, w: np.ndarray, window: Window) -> np.ndarra
         return depthwise_compiled(loops, x, w, window)
     (oh, ow), pads = _depthwise_geometry(x.shape, w.shape, window)
     kh, kw, depth, mult = w.shape
-    xp = np.ascontiguousarray(_pad(x, pads))
+    xp = namespace(x).ascontiguousarray(_pad(x, pads))
     batch = x.shape[0]
     # The views below merge width and channels into one run, so they need xp's C-order
     # strides. xp.strides can differ on size-1 dims even when xp is flagged contiguous
@@ -653,7 +658,7 @@ class DepthwiseConv2dNative(_Conv):
         def piece(rows: slice) -> np.ndarray:
             return _restore_layout(forward(rows), self._fmt, self._dtype)
 
-        if x.shape[0] < 2 or intra_op.serial():
+        if x.shape[0] < 2 or intra_op.serial() or type(x) is not np.ndarray:
             return piece(slice(None))
         return map_batch(piece, x.shape[0], self.split_work(x, w), self._dtype)
 
@@ -804,7 +809,7 @@ def avg_pool(x: np.ndarray, spec: PoolSpec) -> np.ndarray:
         else:
             np.add(acc, xp[where], out=acc)
     counts = _window_counts(x.shape[1:-1], outs, spec, pads)
-    np.divide(acc, np.asarray(counts, acc.dtype), out=acc)
+    np.divide(acc, namespace(acc).asarray(counts, acc.dtype), out=acc)
     return acc
 
 

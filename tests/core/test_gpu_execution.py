@@ -184,6 +184,42 @@ def test_each_gpu_op_matches_the_cpu(gpu_cupy) -> None:
     assert not untested
 
 
+def test_convolutions_and_pools_on_a_gpu_match_the_cpu(gpu_cupy) -> None:
+    rng = np.random.default_rng(7)
+    graph = tf.Graph()
+    with graph.as_default(), graph.device("/device:GPU:0"):
+        x = tf.constant(rng.standard_normal((2, 7, 20, 4)).astype(np.float32))
+        w = tf.constant(rng.standard_normal((3, 3, 4, 6)).astype(np.float32))
+        grouped = tf.constant(rng.standard_normal((3, 3, 2, 6)).astype(np.float32))
+        dw1 = tf.constant(rng.standard_normal((3, 3, 4, 1)).astype(np.float32))
+        dw2 = tf.constant(rng.standard_normal((3, 3, 4, 2)).astype(np.float32))
+        nchw = tf.transpose(x, [0, 3, 1, 2])
+        outputs = [
+            tf.nn.conv2d(x, w, [1, 1, 1, 1], "SAME"),
+            tf.nn.conv2d(x, w, [1, 2, 2, 1], "VALID"),
+            tf.nn.conv2d(x, w, [1, 1, 1, 1], "SAME", dilations=[1, 2, 2, 1]),
+            tf.nn.conv2d(x, grouped, [1, 1, 1, 1], "SAME"),
+            tf.nn.conv2d(nchw, w, [1, 1, 1, 1], "SAME", data_format="NCHW"),
+            tf.nn.depthwise_conv2d(x, dw1, [1, 1, 1, 1], "SAME"),
+            tf.nn.depthwise_conv2d(x, dw2, [1, 2, 2, 1], "SAME"),  # wide strided rows
+            tf.nn.depthwise_conv2d(x, dw2, [1, 3, 3, 1], "VALID"),
+            tf.nn.max_pool(x, [1, 3, 3, 1], [1, 2, 2, 1], "SAME"),
+            tf.nn.avg_pool(x, [1, 3, 3, 1], [1, 2, 2, 1], "SAME"),  # windows of 4 to 9
+            tf.nn.avg_pool(x, [1, 2, 2, 1], [1, 1, 1, 1], "VALID"),
+        ]
+    names = [t.name for t in outputs]
+    with tfx.Session(graph=graph) as sess:
+        want = sess.run(names)
+    with MultiDeviceSession(graph.as_graph_def(), devices="cpu:0,gpu:0",
+                            soft_placement=True) as sess:
+        got = sess.run(names)
+        on_gpu = {n.op for n in sess.graph if n.device == GPU0}
+    assert {"Conv2D", "DepthwiseConv2dNative", "MaxPool", "AvgPool"} <= on_gpu
+    for name, w_, g in zip(names, want, got):
+        assert isinstance(g, np.ndarray) and g.shape == w_.shape, name
+        np.testing.assert_allclose(g, w_, rtol=1e-5, atol=1e-5, err_msg=name)
+
+
 def test_int32_tensors_stay_in_host_memory(gpu_cupy) -> None:
     graph = tf.Graph()
     with graph.as_default(), graph.device("/device:GPU:0"):
