@@ -18,10 +18,10 @@ from typing import Any
 
 import numpy as np
 
+from tfx.core.arrays import namespace
 from tfx.core.errors import InvalidArgumentError, UnimplementedError
 from tfx.core.limits import check_allocation
 from tfx.core.ops.array_ops import matrix_diag_size
-from tfx.kernels.arrays import namespace
 from tfx.kernels.base import OpKernel, register_kernel
 
 # --- helpers shared with tfx.kernels.cpu.indexing --------------------------------------

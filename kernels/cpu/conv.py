@@ -49,11 +49,11 @@ import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
 from tfx.core import dtypes, limits
+from tfx.core.arrays import namespace
 from tfx.core.dtypes import FLOATS, REALS
 from tfx.core.errors import InvalidArgumentError, UnimplementedError
 from tfx.core.ops import nn_ops
 from tfx.core.ops.nn_ops import DataFormat
-from tfx.kernels.arrays import namespace
 from tfx.kernels.base import OpKernel, register_kernel
 from tfx.kernels.cpu import intra_op, jit
 from tfx.kernels.cpu.intra_op import map_batch

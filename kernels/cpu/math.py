@@ -29,9 +29,9 @@ from typing import Any, ClassVar
 import numpy as np
 
 from tfx.core import dtypes, limits
+from tfx.core.arrays import as_array, namespace
 from tfx.core.dtypes import COMPLEX, FLOATS, INTS, NUMBERS, REALS
 from tfx.core.errors import InvalidArgumentError, UnimplementedError
-from tfx.kernels.arrays import as_array, namespace
 from tfx.kernels.base import OpKernel, register_kernel
 
 FLOAT_COMPLEX = FLOATS | COMPLEX

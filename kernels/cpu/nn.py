@@ -34,9 +34,9 @@ except ImportError:  # numpy 1.x
     from numpy.core.umath import clip as clip_ufunc
 
 from tfx.core import dtypes
+from tfx.core.arrays import namespace
 from tfx.core.dtypes import FLOATS, NUMBERS, REALS
 from tfx.core.errors import InvalidArgumentError
-from tfx.kernels.arrays import namespace
 from tfx.kernels.base import OpKernel, register_kernel
 
 # Registers the convolution and pooling kernels until kernels/cpu/__init__.py lists `conv`.

@@ -29,9 +29,9 @@ from typing import Any
 import numpy as np
 
 from tfx.core import dtypes, limits
+from tfx.core.arrays import as_array, namespace
 from tfx.core.dtypes import NUMBERS, REALS
 from tfx.core.errors import InvalidArgumentError
-from tfx.kernels.arrays import as_array, namespace
 from tfx.kernels.base import OpKernel, register_kernel
 
 
