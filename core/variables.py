@@ -14,7 +14,8 @@ The contract:
 
 * A variable has a dtype, a declared (possibly partial) shape, and either no
   value (uninitialized: `read()` raises FailedPreconditionError "Attempting to
-  use uninitialized value <name>", as TensorFlow does) or a current ndarray.
+  use uninitialized value <name>", as TensorFlow does) or a current array: an
+  ndarray, or a CuPy array for a variable on a GPU.
 * The current array is never written in place: consumers may hold it. Every
   update computes a new array and stores it (copy-on-write), so a reader sees
   either the old or the new value, never a half-written one, without locking.
@@ -40,6 +41,7 @@ from typing import Any
 import numpy as np
 
 from tfx.core import dtypes
+from tfx.core.arrays import as_array
 from tfx.core.errors import FailedPreconditionError, InvalidArgumentError
 from tfx.core.resources import ResourceHandle, ResourceManager, handle_from_tensor
 
@@ -129,7 +131,7 @@ class Variable:
 
     def store(self, value: Any) -> None:
         """Set the value without checks. The caller holds `lock` and has validated."""
-        array = np.asarray(value)
+        array = as_array(value)  # a GPU variable's value stays in GPU memory
         if array.dtype != self.dtype.np:
             array = array.astype(self.dtype.np)
         self._value = array
@@ -140,7 +142,7 @@ class Variable:
             self._value = None
 
     def _checked_array(self, value: Any) -> np.ndarray:
-        array = np.asarray(value)
+        array = as_array(value)
         if array.dtype != self.dtype.np:
             got = dtypes.as_dtype(array.dtype) if array.dtype.kind != "O" else "object"
             raise InvalidArgumentError(

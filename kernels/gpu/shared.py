@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from tfx.core import dtypes
 from tfx.core.kernel_registry import kernels_for, register_kernel
+from tfx.core.ops.training_ops import DENSE_FORMS, OPTIMIZERS
 from tfx.kernels.gpu.memory import OnGPU
 
 # The dtypes CuPy arrays hold (no bfloat16, quantized, string or handle types).
@@ -21,6 +22,11 @@ GPU_TYPES = frozenset({
     dtypes.int8, dtypes.int16, dtypes.int32, dtypes.int64,
     dtypes.uint8, dtypes.uint16, dtypes.uint32, dtypes.uint64, dtypes.bool_,
 })
+
+# The dense optimizer updates (ApplyAdam, ResourceApplyMomentum, ...): elementwise rules. The
+# sparse forms pick rows one index at a time on the host, and stay on the CPU.
+TRAINING_OPS = tuple(optimizer.op_name(form) for optimizer in OPTIMIZERS.values()
+                     for form in optimizer.forms if form in DENSE_FORMS)
 
 SHARED_OPS = (
     # elementwise math
@@ -42,6 +48,11 @@ SHARED_OPS = (
     "Tile", "Pad", "Slice", "StridedSlice", "Split", "ReverseV2", "ZerosLike", "OnesLike",
     # control
     "NoOp", "ControlTrigger", "Switch", "Merge",
+    # variables and their updates (the value lives on the variable's device)
+    "VariableV2", "Assign", "AssignAdd", "AssignSub", "IsVariableInitialized",
+    "VarHandleOp", "ReadVariableOp", "AssignVariableOp", "AssignAddVariableOp",
+    "AssignSubVariableOp", "VarIsInitializedOp",
+    *TRAINING_OPS,
 )
 
 
