@@ -272,12 +272,12 @@ class Scan(OpKernel):
 
     def compute(self, x, axis):
         a = _scan_axis(axis, np.ndim(x))
-        x = np.asarray(x)
+        x = as_array(x)
         if self._reverse:
             x = np.flip(x, a)
         with np.errstate(all="ignore"):
             if self._exclusive:
-                out = np.empty(x.shape, self._acc)
+                out = namespace(x).empty(x.shape, self._acc)
                 head = (slice(None),) * a + (slice(0, 1),)
                 tail = (slice(None),) * a + (slice(1, None),)
                 out[head] = self._identity

@@ -38,10 +38,10 @@ SHARED_OPS = (
     "LogicalAnd", "LogicalOr", "LogicalNot", "Select", "SelectV2",
     # neural network
     "Relu", "Relu6", "Elu", "LeakyRelu", "Softplus", "BiasAdd", "Softmax", "LogSoftmax",
-    "ReluGrad", "MatMul", "BatchMatMulV2", "Conv2D", "DepthwiseConv2dNative", "MaxPool",
+    "ReluGrad", "SoftmaxCrossEntropyWithLogits", "MatMul", "BatchMatMulV2", "Conv2D", "DepthwiseConv2dNative", "MaxPool",
     "AvgPool",
     # reductions
-    "Sum", "Mean", "Max", "Min", "Prod", "All", "Any", "ArgMax", "ArgMin",
+    "Sum", "Mean", "Max", "Min", "Prod", "All", "Any", "ArgMax", "ArgMin", "Cumsum", "Cumprod",
     # shapes and copies
     "Identity", "StopGradient", "PreventGradient", "Reshape", "ExpandDims", "Squeeze",
     "Transpose", "ConcatV2", "Pack", "Unpack", "Cast", "Shape", "Size", "Rank", "Fill",

@@ -160,6 +160,7 @@ def _ops_graph() -> tuple[tf.Graph, list, dict]:
             tf.math.floordiv(n, 2), tf.math.floormod(n, 2), tf.cast(n, tf.float32),
             tf.reduce_max(x[:0], 0),  # over no elements: the identity, -inf
             tf.is_variable_initialized(tf.Variable([1.0, 2.0])),
+            tf.cumsum(x, 1, exclusive=True, reverse=True), tf.math.cumprod(x, 0),
         ]
         v = tf.Variable([1.0, 2.0, 3.0], use_resource=True)
         with tf.control_dependencies([v.initializer]):
