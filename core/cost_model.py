@@ -40,7 +40,7 @@ from typing import Any
 
 import numpy as np
 
-from tfx.core import dtypes
+from tfx.core import dtypes, tensor_util
 from tfx.core.devices import DeviceAttributes
 from tfx.core.errors import InvalidArgumentError, NotFoundError, TfxError
 from tfx.core.graph import Graph, Node, Output
@@ -68,6 +68,7 @@ _VARIABLE_OPS = frozenset({"VariableV2", "Variable", "VarHandleOp"})
 _GATHER_OPS = frozenset({"Gather", "GatherV2", "GatherNd", "ResourceGather",
                          "ResourceGatherNd"})
 _OBJECT_ITEM_BYTES = 8  # strings, handles: count a pointer each
+_MAX_VALUE_ELEMENTS = 4096  # larger constants are not handed to shape functions
 
 
 # --- static shapes ------------------------------------------------------------------------
@@ -101,6 +102,8 @@ def infer_shapes(graph: Graph, input_shapes: Mapping[str, Sequence[int | None]] 
 
 def _node_shapes(node: Node, shapes: dict[Output, Shape],
                  values: dict[Output, np.ndarray]) -> list[Shape]:
+    if node.op == "Const":
+        return [_const_shape(node)]
     try:
         bound = node.bound
     except TfxError:
@@ -127,6 +130,17 @@ def _node_shapes(node: Node, shapes: dict[Output, Shape],
     return found
 
 
+def _const_shape(node: Node) -> Shape:
+    """A Const's shape from its proto: its values may stand for gigabytes (a splat)."""
+    value = node.attr.get("value")
+    if value is None or value.WhichOneof("value") != "tensor":
+        return None
+    try:
+        return tensor_util.proto_shape(value.tensor, node.name)
+    except TfxError:
+        return None
+
+
 def _as_shape(shape: Any) -> Shape:
     if shape is None:
         return None
@@ -151,9 +165,9 @@ def _known_value(node: Node, shapes: dict[Output, Shape],
     """Remember values shape functions may use: constants and static shapes."""
     try:
         if node.op == "Const":
-            value = node.attrs.get("value")
-            if isinstance(value, np.ndarray) and value.size <= 4096:
-                values[Output(node, 0)] = value
+            shape = shapes.get(Output(node, 0))
+            if shape is not None and None not in shape and math.prod(shape) <= _MAX_VALUE_ELEMENTS:
+                values[Output(node, 0)] = node.attrs["value"]
         elif node.op == "Shape" and node.inputs:
             shape = shapes.get(node.inputs[0])
             if shape is not None and None not in shape:

@@ -5,8 +5,15 @@
 last one" (TensorFlow's compact form for large splats). `from_ndarray` writes
 `tensor_content` for numeric tensors, the typed field for strings, and the
 one-value splat form when every element is equal and the tensor is large.
-Protos are untrusted: the dtype enum, the dims and the byte counts are checked
-before anything is allocated.
+
+Protos are untrusted, and a 60-byte splat can describe a gigabyte: the dtype
+enum, the dims and the byte counts are checked against the per-tensor limit
+before anything is allocated, and a splat of one value decodes to a read-only
+broadcast view of that value (`is_splat`), which costs no memory whatever its
+shape. Only a splat of several values is expanded into a dense array, and that
+counts against the total limit on expanded constants (`limits.track_expansion`).
+Whoever needs only the dtype and shape reads them from the proto
+(`proto_dtype`, `proto_shape`, `proto_nbytes`) without decoding anything.
 """
 
 from __future__ import annotations
@@ -73,20 +80,84 @@ def shape_to_proto(shape: Any, proto: tensor_pb2.TensorShapeProto | None = None)
     return proto
 
 
-def to_ndarray(proto: tensor_pb2.TensorProto, what: str = "tensor") -> np.ndarray:
-    """Decode a TensorProto into a new numpy array (validated)."""
+def proto_dtype(proto: tensor_pb2.TensorProto, what: str = "tensor") -> dtypes.DType:
+    """The dtype of a tensor value, checked, without decoding its values."""
     dtype = dtypes.as_dtype(proto.dtype) if proto.dtype else None
     if dtype is None:
         raise InvalidArgumentError(f"{what}: tensor has no dtype (DT_INVALID)")
     if dtype.is_ref:
         raise InvalidArgumentError(f"{what}: a tensor value cannot have reference type {dtype}")
-    if dtype.np is None:
-        raise InvalidArgumentError(f"{what}: dtype {dtype} is not supported on this install")
+    return dtype
+
+
+def proto_shape(proto: tensor_pb2.TensorProto, what: str = "tensor") -> tuple[int, ...]:
+    """The fully known shape of a tensor value, checked, without decoding its values."""
     shape = shape_from_proto(proto.tensor_shape, what)
     if shape is None or any(d is None for d in shape):
         raise InvalidArgumentError(f"{what}: a tensor value needs a fully known shape")
+    return shape
+
+
+def proto_nbytes(proto: tensor_pb2.TensorProto, what: str = "tensor") -> int:
+    """Bytes the decoded value would take as a dense array (8 per string or handle)."""
+    dtype = proto_dtype(proto, what)
+    return limits.num_elements(proto_shape(proto, what), what) * (dtype.itemsize or 8)
+
+
+def is_compact(proto: tensor_pb2.TensorProto) -> bool:
+    """Whether the proto holds fewer values than its shape has elements (a splat).
+
+    Such a value costs more to decode densely than to store: readers that would
+    expand it should first weigh `proto_nbytes` against their budget.
+    """
+    if proto.tensor_content:
+        return False
+    dtype = dtypes.as_dtype(proto.dtype) if proto.dtype else None
+    field = _VAL_FIELD.get(dtype.name) if dtype is not None else None
+    stored = len(getattr(proto, field)) if field else 0
+    if dtype is not None and dtype.is_complex:
+        stored //= 2
+    count = 1
+    for dim in proto.tensor_shape.dim:
+        count *= max(int(dim.size), 0)
+    return stored < count
+
+
+def is_splat(array: np.ndarray) -> bool:
+    """Whether `array` is one value broadcast to its shape (a zero-stride view).
+
+    `to_ndarray` decodes a one-value splat so: it looks like a dense array of its
+    full shape, but holds one element, and is read-only.
+    """
+    return array.size > 1 and not any(array.strides)
+
+
+def to_ndarray(proto: tensor_pb2.TensorProto, what: str = "tensor") -> np.ndarray:
+    """Decode a TensorProto into a numpy array (validated).
+
+    Args:
+        proto: the tensor; untrusted.
+        what: who holds it, for error messages ("node 'big' (op Const), attr 'value'").
+
+    Returns:
+        A new array, or for a splat of one value a read-only broadcast view of it
+        (`is_splat`): no memory is spent on the repeats.
+
+    Raises:
+        InvalidArgumentError: a malformed proto.
+        ResourceExhaustedError: the value is over the per-tensor limit, or expanding
+            a splat of several values would go over the total limit.
+
+    Example:
+        >>> to_ndarray(from_ndarray(np.zeros((4096, 4096), np.float32))).strides
+        (0, 0)
+    """
+    dtype = proto_dtype(proto, what)
+    if dtype.np is None:
+        raise InvalidArgumentError(f"{what}: dtype {dtype} is not supported on this install")
+    shape = proto_shape(proto, what)
     count = limits.num_elements(shape, what)
-    limits.check_allocation(shape, dtype.itemsize or 8, what)
+    limits.check_allocation(shape, dtype.itemsize or 8, what, dtype.name)
     name = dtype.name
 
     if proto.tensor_content and name not in ("string", "resource", "variant"):
@@ -131,19 +202,28 @@ def to_ndarray(proto: tensor_pb2.TensorProto, what: str = "tensor") -> np.ndarra
         )
     if flat.size == count:
         return flat.reshape(shape).copy() if flat.base is not None else flat.reshape(shape)
-    if flat.size == 0:
-        return np.zeros(shape, dtype=dtype.np) if name != "string" else _empty_strings(shape)
     # Fewer values than elements: repeat the last one (TensorFlow's splat form).
+    if flat.size == 0 or flat.size == 1 or _all_equal(flat):
+        return _broadcast_one(flat, dtype, shape)
+    size = count * flat.itemsize
+    limits.reserve_expansion(size, what)
     out = np.empty(count, dtype=dtype.np)
     out[: flat.size] = flat
     out[flat.size :] = flat[-1]
+    limits.track_expansion(out, what)
     return out.reshape(shape)
 
 
-def _empty_strings(shape: tuple) -> np.ndarray:
-    out = np.empty(shape, dtype=object)
-    out.fill(b"")
-    return out
+def _broadcast_one(flat: np.ndarray, dtype: dtypes.DType, shape: tuple) -> np.ndarray:
+    """The last value of `flat` (or the dtype's zero) as a read-only view of `shape`."""
+    if flat.size:
+        one = flat[-1:].copy()  # not a view of `flat`, which may be large
+    elif dtype.name == "string":
+        one = np.empty(1, dtype=object)
+        one[0] = b""
+    else:
+        one = np.zeros(1, dtype=dtype.np)
+    return np.broadcast_to(one.reshape(()), shape)
 
 
 def from_ndarray(
@@ -159,9 +239,9 @@ def from_ndarray(
     if dt.name == "string":
         proto.string_val.extend(_to_bytes(v) for v in array.reshape(-1))
         return proto
-    if array.size >= _SPLAT_MIN_ELEMENTS and _all_equal(array):
+    if array.size >= _SPLAT_MIN_ELEMENTS and (is_splat(array) or _all_equal(array)):
         field = _VAL_FIELD[dt.name]
-        first = array.reshape(-1)[:1]
+        first = array[(0,) * array.ndim + (None,)]  # reshape(-1) would copy a splat view
         if dt.name in ("float16", "bfloat16"):
             getattr(proto, field).append(int(first.view(np.uint16)[0]))
         elif dt.is_complex:

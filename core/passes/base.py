@@ -119,7 +119,27 @@ def is_pure(node: Node) -> bool:
 
 
 def is_const(node: Node, ctx: PassContext) -> bool:
-    return node.op == "Const" and not ctx.is_opaque(node)
+    """A Const whose value a pass may read and compute with.
+
+    Not a fed one, and not a splat (a few values standing for many) larger than
+    `ctx.max_constant_bytes`: computing with it would expand it, so the passes
+    treat it as an opaque input, as TensorFlow's grappler does with constants
+    over its size limit. Its shape is still known (`const_shape`).
+    """
+    return node.op == "Const" and not ctx.is_opaque(node) and not _large_splat(node, ctx)
+
+
+def _large_splat(node: Node, ctx: PassContext) -> bool:
+    value = node.attr.get("value")
+    if value is None or value.WhichOneof("value") != "tensor":
+        return False
+    tensor = value.tensor
+    try:
+        return tensor_util.is_compact(tensor) and (
+            tensor_util.proto_nbytes(tensor) > ctx.max_constant_bytes
+        )
+    except TfxError:
+        return False  # malformed: binding the node reports it
 
 
 def const_value(node: Node) -> np.ndarray:
