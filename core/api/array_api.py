@@ -551,3 +551,265 @@ def sequence_mask(lengths: Any, maxlen: Any = None, dtype: Any = dtypes.bool_,
 
 def ensure_shape(x: Any, shape: Any, name: str | None = None) -> Tensor:
     return apply_op("EnsureShape", input=x, shape=as_shape(shape).as_tuple(), name=name)
+
+
+def identity_n(input: Sequence[Any], name: str | None = None) -> list[Tensor]:
+    """The tensors of `input`, passed through one `IdentityN` op."""
+    return apply_op("IdentityN", input=list(input), name=name)
+
+
+def bitcast(input: Any, type: Any, name: str | None = None) -> Tensor:  # noqa: A002
+    """The bytes of `input` read as `type`: the last dim grows or shrinks by the size ratio."""
+    return apply_op("Bitcast", input=input, type=dtypes.as_dtype(type), name=name)
+
+
+def guarantee_const(input: Any, name: str | None = None) -> Tensor:
+    return apply_op("GuaranteeConst", input=input, name=name)
+
+
+def check_numerics(tensor: Any, message: str, name: str | None = None) -> Tensor:
+    """`tensor`, after checking at run time that it holds no NaN or Inf (else an
+    InvalidArgumentError carrying `message`)."""
+    return apply_op("CheckNumerics", tensor=tensor, message=message, name=name)
+
+
+# --- broadcasting shapes -------------------------------------------------------------------
+
+
+def broadcast_static_shape(shape_x: Any, shape_y: Any) -> TensorShape:
+    """The static shape `x op y` has when `x` and `y` have the static shapes given.
+
+    Unknown dims broadcast against a dim greater than 1 to that dim, else stay unknown.
+
+    Raises:
+        ValueError: the shapes are incompatible for broadcasting.
+    """
+    shape_x, shape_y = as_shape(shape_x), as_shape(shape_y)
+    if shape_x.ndims is None or shape_y.ndims is None:
+        return TensorShape(None)
+    dims_x, dims_y = shape_x.as_list()[::-1], shape_y.as_list()[::-1]
+    width = builtins.max(len(dims_x), len(dims_y))
+    dims_x += [1] * (width - len(dims_x))
+    dims_y += [1] * (width - len(dims_y))
+    out = []
+    for x, y in zip(dims_x, dims_y):
+        if x is None or y is None:
+            out.append(x if x is not None and x > 1 else (y if y is not None and y > 1 else None))
+        elif x == 1 or x == y:
+            out.append(y)
+        elif y == 1:
+            out.append(x)
+        else:
+            raise ValueError(
+                "Incompatible shapes for broadcasting. Two shapes are compatible if for each "
+                "dimension pair they are either equal or one of them is 1. "
+                f"Received: {shape_x} and {shape_y}.")
+    return TensorShape(out[::-1])
+
+
+def broadcast_dynamic_shape(shape_x: Any, shape_y: Any) -> Tensor:
+    """The shape `x op y` has, from the 1-D shape tensors of `x` and `y` (`BroadcastArgs`)."""
+    return apply_op("BroadcastArgs", s0=shape_x, s1=shape_y)
+
+
+# --- rearranging blocks --------------------------------------------------------------------
+
+
+def space_to_depth(input: Any, block_size: int, name: str | None = None,
+                   data_format: str = "NHWC") -> Tensor:
+    return apply_op("SpaceToDepth", input=input, block_size=block_size,
+                    data_format=data_format, name=name)
+
+
+def depth_to_space(input: Any, block_size: int, name: str | None = None,
+                   data_format: str = "NHWC") -> Tensor:
+    return apply_op("DepthToSpace", input=input, block_size=block_size,
+                    data_format=data_format, name=name)
+
+
+def space_to_batch_nd(input: Any, block_shape: Any, paddings: Any,
+                      name: str | None = None) -> Tensor:
+    return apply_op("SpaceToBatchND", input=input, block_shape=block_shape, paddings=paddings,
+                    name=name)
+
+
+def batch_to_space_nd(input: Any, block_shape: Any, crops: Any,
+                      name: str | None = None) -> Tensor:
+    return apply_op("BatchToSpaceND", input=input, block_shape=block_shape, crops=crops,
+                    name=name)
+
+
+def space_to_batch(input: Any, paddings: Any, block_size: Any = None, name: str | None = None,
+                   block_shape: Any = None) -> Tensor:
+    """`space_to_batch_nd` of a 4-D `input` with a square `block_size` block (TensorFlow 1.x;
+    `block_shape` is the deprecated spelling of `block_size`)."""
+    block_size = math_api._either("block_shape", block_shape, "block_size", block_size)
+    result = space_to_batch_nd(input, np.array([block_size, block_size], np.int64), paddings,
+                               name=name)
+    result.set_shape(result.shape.with_rank(4))
+    return result
+
+
+def batch_to_space(input: Any, crops: Any, block_size: Any, name: str | None = None,
+                   block_shape: Any = None) -> Tensor:
+    """`batch_to_space_nd` of a 4-D `input` with a square `block_size` block (TensorFlow 1.x)."""
+    block_size = math_api._either("block_shape", block_shape, "block_size", block_size)
+    result = batch_to_space_nd(input, np.array([block_size, block_size], np.int64), crops,
+                               name=name)
+    result.set_shape(result.shape.with_rank(4))
+    return result
+
+
+def reverse_sequence(input: Any, seq_lengths: Any, seq_axis: int | None = None,
+                     batch_axis: int | None = None, name: str | None = None,
+                     seq_dim: int | None = None, batch_dim: int | None = None) -> Tensor:
+    """Reverse the first `seq_lengths[i]` entries along `seq_axis` of each slice `i` along
+    `batch_axis` (default 0). `seq_dim`/`batch_dim` are the deprecated spellings."""
+    seq_axis = math_api._either("seq_axis", seq_axis, "seq_dim", seq_dim)
+    batch_axis = math_api._either("batch_axis", batch_axis, "batch_dim", batch_dim)
+    return apply_op("ReverseSequence", input=input, seq_lengths=seq_lengths, seq_dim=seq_axis,
+                    batch_dim=0 if batch_axis is None else batch_axis, name=name)
+
+
+def unique_with_counts(x: Any, out_idx: Any = dtypes.int32,
+                       name: str | None = None) -> list[Tensor]:
+    """(y, idx, count): the unique elements of 1-D `x` in order of first appearance, the index
+    into `y` of each element of `x`, and how often each of `y` occurs."""
+    return apply_op("UniqueWithCounts", x=x, out_idx=dtypes.as_dtype(out_idx), name=name)
+
+
+# --- scattering into a tensor --------------------------------------------------------------
+
+
+def tensor_scatter_nd_update(tensor: Any, indices: Any, updates: Any,
+                             name: str | None = None) -> Tensor:
+    """A copy of `tensor` with the entries (or slices) at `indices` replaced by `updates`."""
+    return apply_op("TensorScatterUpdate", tensor=tensor, indices=indices, updates=updates,
+                    name=name)
+
+
+def _tensor_scatter(op_type: str) -> Any:
+    def fn(tensor: Any, indices: Any, updates: Any, bad_indices_policy: str = "",
+           name: str | None = None) -> Tensor:
+        return apply_op(op_type, tensor=tensor, indices=indices, updates=updates,
+                        bad_indices_policy=bad_indices_policy, name=name)
+
+    fn.__name__ = "tensor_scatter_nd_" + op_type[len("TensorScatter"):].lower()
+    fn.__doc__ = (f"A copy of `tensor` combined with `updates` at `indices` (`{op_type}`); "
+                  "repeated indices all apply.")
+    return fn
+
+
+tensor_scatter_nd_add = _tensor_scatter("TensorScatterAdd")
+tensor_scatter_nd_sub = _tensor_scatter("TensorScatterSub")
+tensor_scatter_nd_max = _tensor_scatter("TensorScatterMax")
+tensor_scatter_nd_min = _tensor_scatter("TensorScatterMin")
+
+
+def sparse_to_dense(sparse_indices: Any, output_shape: Any, sparse_values: Any,
+                    default_value: Any = 0, validate_indices: bool = True,
+                    name: str | None = None) -> Tensor:
+    """A dense tensor of `output_shape` holding `sparse_values` at `sparse_indices` and
+    `default_value` elsewhere (`SparseToDense`)."""
+    values = convert_to_tensor(sparse_values)
+    return apply_op("SparseToDense", sparse_indices=sparse_indices, output_shape=output_shape,
+                    sparse_values=values,
+                    default_value=convert_to_tensor(default_value, values.dtype.base),
+                    validate_indices=validate_indices, name=name)
+
+
+# --- grids ---------------------------------------------------------------------------------
+
+
+def linspace(start: Any, stop: Any, num: Any, name: str | None = None, axis: int = 0) -> Tensor:
+    """`num` evenly spaced values from `start` to `stop` inclusive, along a new `axis`.
+
+    `start` and `stop` broadcast against each other; the values are `start + i * delta` with
+    `delta = (stop - start) / (num - 1)`, the last one exactly `stop`, built from the same ops
+    as TensorFlow's `linspace_nd`.
+
+    Example:
+        >>> linspace(0.0, 1.0, 5)                               # [0, .25, .5, .75, 1]
+    """
+    from tfx.core.api.math_api import cast, equal, maximum
+
+    with name_scope(name, "linspace", [start, stop]):
+        start = convert_to_tensor(start, name="start")
+        stop = convert_to_tensor(stop, name="stop", dtype=start.dtype.base)
+        num_int = convert_to_tensor(num, name="num")
+        if not num_int.dtype.base.is_integer:
+            raise TypeError(f"num must be an integer, got {num_int.dtype}")
+        start_shape, stop_shape, static_axis = start.shape, stop.shape, axis
+        broadcast_shape = broadcast_dynamic_shape(shape(start), shape(stop))
+        start = broadcast_to(start, broadcast_shape)
+        stop = broadcast_to(stop, broadcast_shape)
+        expanded_start = expand_dims(start, axis=axis)
+        expanded_stop = expand_dims(stop, axis=axis)
+        full_shape = shape(expanded_start)
+        ndims = shape(full_shape)[0]
+        axis = where_v2(axis >= 0, axis, ndims + axis)
+        num_fill = maximum(num_int - 2, 0)
+        n_steps = maximum(num_int - 1, 1)
+        delta = (expanded_stop - expanded_start) / cast(n_steps, expanded_stop.dtype.base)
+        expanded_start = cast(expanded_start, delta.dtype.base)
+        expanded_stop = cast(expanded_stop, delta.dtype.base)
+        range_end = where_v2(num_int >= 0, n_steps, -1)
+        desired_range = cast(range(1, cast(range_end, dtypes.int64), dtype=dtypes.int64),
+                             delta.dtype.base)
+        mask = equal(axis, range(ndims))
+        desired_range = reshape(desired_range, where_v2(mask, num_fill, 1))
+        res = expanded_start + delta * desired_range
+        concatenated = concat([expanded_start, res, expanded_stop], axis=axis)
+        begin = zeros_like(full_shape)
+        num_shape = reshape(cast(num_int, full_shape.dtype.base), [1])
+        size_ = concat([full_shape[0:axis], num_shape, full_shape[axis + 1:]], axis=0)
+        result = slice(concatenated, begin, size_)
+        # The static shape TensorFlow's shape inference finds: the broadcast shape of start
+        # and stop with `num` inserted at `axis`.
+        dims = broadcast_static_shape(start_shape, stop_shape).dims
+        if (dims is not None and isinstance(num, (int, np.integer)) and num >= 0
+                and isinstance(static_axis, (int, np.integer))):
+            dims.insert(static_axis % (len(dims) + 1), int(num))
+            result.set_shape(dims)
+        return result
+
+
+lin_space = linspace
+
+
+def meshgrid(*args: Any, **kwargs: Any) -> list[Tensor]:
+    """N-D coordinate grids from N 1-D coordinate tensors: `meshgrid(x, y, indexing="xy",
+    name="meshgrid")`; "xy" (Cartesian) swaps the first two output axes, "ij" does not.
+
+    Raises:
+        TypeError: an unknown keyword argument.
+        ValueError: `indexing` is neither "xy" nor "ij".
+    """
+    indexing = kwargs.pop("indexing", "xy")
+    name = kwargs.pop("name", "meshgrid")
+    if kwargs:
+        key = list(kwargs)[0]
+        raise TypeError(f"'{key}' is an invalid keyword argument for this function")
+    if indexing not in ("xy", "ij"):
+        raise ValueError("Argument `indexing` parameter must be either 'xy' or 'ij', "
+                         f"got '{indexing}'")
+    with name_scope(name, "meshgrid", list(args)):
+        ndim = len(args)
+        if not ndim:
+            return []
+        s0 = (1,) * ndim
+        output = [reshape(stack(x), s0[:i] + (-1,) + s0[i + 1:]) for i, x in enumerate(args)]
+        shapes = [size(x) for x in args]
+        output_dtype = convert_to_tensor(args[0]).dtype.base
+        if indexing == "xy" and ndim > 1:
+            output[0] = reshape(output[0], (1, -1) + (1,) * (ndim - 2))
+            output[1] = reshape(output[1], (-1, 1) + (1,) * (ndim - 2))
+            shapes[0], shapes[1] = shapes[1], shapes[0]
+        mult_fact = ones(stack(shapes), output_dtype)
+        return [x * mult_fact for x in output]
+
+
+def dimension_value(dimension: int | None) -> int | None:
+    """The int (or None) of a dim of a TensorShape: tfx's dims are plain ints already, as in
+    TensorFlow 2's shapes, so this returns `dimension`."""
+    return dimension

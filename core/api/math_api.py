@@ -70,6 +70,7 @@ __all__ = [
     "lgamma",
     "log",
     "log1p",
+    "log_sigmoid",
     "logical_and",
     "logical_not",
     "logical_or",
@@ -97,6 +98,7 @@ __all__ = [
     "rint",
     "round",
     "rsqrt",
+    "scalar_mul",
     "sigmoid",
     "sign",
     "sin",
@@ -181,11 +183,12 @@ div = _binary("Div")
 floordiv = _binary("FloorDiv")
 floormod = mod = _binary("FloorMod")
 truncatediv = _binary("TruncateDiv")
+truncatemod = _binary("TruncateMod")
+floor_div = floordiv
 pow = _binary("Pow")  # noqa: A001 - tf.pow
 maximum = _binary("Maximum")
 minimum = _binary("Minimum")
 squared_difference = _binary("SquaredDifference")
-atan2 = _binary("Atan2")
 equal = _binary("Equal")
 not_equal = _binary("NotEqual")
 less = _binary("Less")
@@ -199,6 +202,14 @@ multiply_no_nan = _binary("MulNoNan")
 xdivy = _binary("Xdivy")
 xlogy = _binary("Xlogy")
 xlog1py = _binary("Xlog1py")
+
+
+def atan2(y: Any, x: Any, name: str | None = None) -> Tensor:
+    """Elementwise arctangent of `y / x` in the quadrant of the point `(x, y)` (`Atan2`).
+
+    `y` comes first, as in TensorFlow and numpy: `atan2(1.0, 2.0)` is `arctan(0.5)`.
+    """
+    return apply_op("Atan2", y=y, x=x, name=name)
 
 
 def add(x: Any, y: Any, name: str | None = None) -> Tensor:
@@ -496,8 +507,18 @@ def cumulative_logsumexp(x: Any, axis: Any = 0, exclusive: bool = False, reverse
                         reverse=reverse, name=scope)
 
 
-def count_nonzero(input_tensor: Any, axis: Any = None, keepdims: bool = False,
-                  dtype: Any = dtypes.int64, name: str | None = None) -> Tensor:
+def count_nonzero(input_tensor: Any = None, axis: Any = None, keepdims: bool | None = None,
+                  dtype: Any = dtypes.int64, name: str | None = None,
+                  reduction_indices: Any = None, keep_dims: bool | None = None,
+                  input: Any = None) -> Tensor:
+    """The number of nonzero elements of `input_tensor` over `axis`, as `dtype`.
+
+    `input`, `reduction_indices` and `keep_dims` are TensorFlow 1.x's deprecated spellings
+    of `input_tensor`, `axis` and `keepdims`.
+    """
+    input_tensor = _either("input_tensor", input_tensor, "input", input)
+    axis = _either("axis", axis, "reduction_indices", reduction_indices)
+    keepdims = bool(_either("keepdims", keepdims, "keep_dims", keep_dims))
     with name_scope(name, "count_nonzero", [input_tensor]):
         x = convert_to_tensor(input_tensor)
         zero = constant(0, dtype=x.dtype.base)
@@ -512,6 +533,180 @@ def l2_normalize(x: Any, axis: Any = None, epsilon: float = 1e-12,
         square_sum = reduce_sum(square(x), axis, keepdims=True)
         x_inv_norm = rsqrt(maximum(square_sum, epsilon))
         return multiply(x, x_inv_norm, name=scope)
+
+
+def _either(name: str, value: Any, old_name: str, old_value: Any) -> Any:
+    """The value of an argument that TensorFlow 1.x also takes under a deprecated name."""
+    if value is not None and old_value is not None:
+        raise ValueError(f"Cannot specify both '{old_name}' and '{name}'.")
+    return value if value is not None else old_value
+
+
+def div_python2(x: Any, y: Any, name: str | None = None) -> Tensor:
+    """TensorFlow 1.x's `tf.div`: Python 2 division, `RealDiv` for floats and complex numbers
+    and `FloorDiv` for integers (`div(-7, 2)` is -4)."""
+    with name_scope(name, "div", [x, y]) as scope:
+        x = convert_to_tensor(x, name="x")
+        y = convert_to_tensor(y, dtype=x.dtype.base, name="y")
+        if x.dtype.base.is_floating or x.dtype.base.is_complex:
+            return apply_op("RealDiv", x=x, y=y, name=scope)
+        return apply_op("FloorDiv", x=x, y=y, name=scope)
+
+
+def scalar_mul(scalar: Any, x: Any, name: str | None = None) -> Any:
+    """`scalar * x` for a 0-D `scalar`; an IndexedSlices `x` gives IndexedSlices.
+
+    Raises:
+        ValueError: `scalar` is not 0-D.
+    """
+    from tfx.core.api.graph_builder import IndexedSlices
+
+    values = x.values if isinstance(x, IndexedSlices) else convert_to_tensor(x)
+    scalar = convert_to_tensor(scalar, dtype=values.dtype.base, name="scalar")
+    if scalar.shape.ndims != 0:
+        raise ValueError(f"The input scalar must be a 0-D value. Received shape {scalar.shape}.")
+    product = apply_op("Mul", x=scalar, y=values, name=name)
+    if isinstance(x, IndexedSlices):
+        return IndexedSlices(product, x.indices, x.dense_shape)
+    return product
+
+
+def to_double(x: Any, name: str = "ToDouble") -> Tensor:
+    return cast(x, dtypes.float64, name=name)
+
+
+def to_bfloat16(x: Any, name: str = "ToBFloat16") -> Tensor:
+    return cast(x, dtypes.bfloat16, name=name)
+
+
+def to_complex64(x: Any, name: str = "ToComplex64") -> Tensor:
+    return cast(x, dtypes.complex64, name=name)
+
+
+def to_complex128(x: Any, name: str = "ToComplex128") -> Tensor:
+    return cast(x, dtypes.complex128, name=name)
+
+
+def arg_max(input: Any, dimension: Any, output_type: Any = dtypes.int64,
+            name: str | None = None) -> Tensor:
+    """TensorFlow 1.x's raw `ArgMax`: the index of the largest entry along `dimension`."""
+    return apply_op("ArgMax", input=input, dimension=dimension,
+                    output_type=dtypes.as_dtype(output_type), name=name)
+
+
+def arg_min(input: Any, dimension: Any, output_type: Any = dtypes.int64,
+            name: str | None = None) -> Tensor:
+    """TensorFlow 1.x's raw `ArgMin`: the index of the smallest entry along `dimension`."""
+    return apply_op("ArgMin", input=input, dimension=dimension,
+                    output_type=dtypes.as_dtype(output_type), name=name)
+
+
+def log_sigmoid(x: Any, name: str | None = None) -> Tensor:
+    """log(sigmoid(x)), computed as -softplus(-x) so that it does not underflow."""
+    with name_scope(name, "LogSigmoid", [x]) as scope:
+        x = convert_to_tensor(x, name="x")
+        return apply_op("Neg", x=apply_op("Softplus", features=negative(x)), name=scope)
+
+
+def saturate_cast(value: Any, dtype: Any, name: str | None = None) -> Tensor:
+    """`value` cast to `dtype`, first clamped to the range `dtype` can hold.
+
+    The clamp bounds are the limits of `dtype` rounded towards zero to values of `value`'s
+    type (float32 2147483647.0 would overflow int32, so the bound is the float below), as in
+    TensorFlow. A complex value cast to a real type loses its imaginary part.
+
+    Example:
+        >>> saturate_cast([-300.0, 1.5, 300.0], tf.uint8)       # [0, 1, 255]
+    """
+    with name_scope(name, "saturate_cast", [value]) as scope:
+        value = convert_to_tensor(value, name="value")
+        dtype = dtypes.as_dtype(dtype).base
+        in_dtype = value.dtype.base
+        if in_dtype.is_complex:
+            if dtype.is_complex:
+                in_min, in_max = _limits(_real_dtype(in_dtype))
+                out_min, out_max = _limits(_real_dtype(dtype))
+                if in_min < out_min or in_max > out_max:
+                    low = builtins.complex(out_min, out_min)
+                    high = builtins.complex(out_max, out_max)
+                    value = apply_op("ClipByValue", t=value,
+                                     clip_value_min=constant(low, in_dtype),
+                                     clip_value_max=constant(high, in_dtype), name="clamp")
+                return cast(value, dtype, name=scope)
+            value = real(value)
+            in_dtype = _real_dtype(in_dtype)
+        out_dtype = _real_dtype(dtype) if dtype.is_complex else dtype
+        np_dtype = in_dtype.np.type
+        (in_min, in_max), (out_min, out_max) = _limits(in_dtype), _limits(out_dtype)
+        try:
+            promoted = np.promote_types(np_dtype, out_dtype.np)
+        except TypeError:
+            promoted = np.dtype(float)
+        min_limit = np_dtype(np.maximum(in_min, out_min))
+        limits = np.array([min_limit, out_min], promoted)
+        if limits[0] < limits[1]:
+            min_limit = np.nextafter(min_limit, np_dtype(0), dtype=np_dtype)
+        max_limit = np_dtype(np.minimum(float(in_max), float(out_max)))
+        limits = np.array([max_limit, out_max], promoted)
+        if limits[0] > limits[1]:
+            max_limit = np.nextafter(max_limit, np_dtype(0), dtype=np_dtype)
+        value = apply_op("ClipByValue", t=value, clip_value_min=constant(min_limit, in_dtype),
+                         clip_value_max=constant(max_limit, in_dtype), name="clamp")
+        return cast(value, dtype, name=scope)
+
+
+def _limits(dtype: dtypes.DType) -> tuple[Any, Any]:
+    """The smallest and largest values of a real or bool `dtype`, as TensorFlow's DType.min
+    and DType.max."""
+    if dtype.base is dtypes.bool_:
+        return False, True
+    if dtype.is_integer:
+        info = np.iinfo(dtype.np)
+    else:
+        import ml_dtypes
+
+        info = ml_dtypes.finfo(dtype.np)
+    return info.min, info.max
+
+
+def clip_by_norm(t: Any, clip_norm: Any, axes: Any = None, name: str | None = None) -> Any:
+    """`t * clip_norm / max(l2norm(t), clip_norm)`, the L2 norm taken over `axes` (all when
+    None); a negative `clip_norm` counts as 0. An IndexedSlices `t` gives IndexedSlices.
+
+    Example:
+        >>> clip_by_norm([3.0, 4.0], 1.0)                       # [0.6, 0.8]
+    """
+    from tfx.core.api.array_api import identity, ones_like, where
+    from tfx.core.api.graph_builder import IndexedSlices
+
+    with name_scope(name, "clip_by_norm", [t, clip_norm]) as scope:
+        values = convert_to_tensor(t.values if isinstance(t, IndexedSlices) else t, name="t")
+        if np.isscalar(clip_norm):
+            clip_norm = builtins.max(clip_norm, 0)
+        else:
+            clip_norm = cast(maximum(clip_norm, 0), values.dtype.base)
+        l2sum = reduce_sum(values * values, axes, keepdims=True)
+        pred = l2sum > 0
+        l2sum_safe = where(pred, l2sum, ones_like(l2sum))
+        l2norm = where(pred, sqrt(l2sum_safe), l2sum)
+        intermediate = values * clip_norm
+        values_clip = identity(intermediate / maximum(l2norm, clip_norm), name=scope)
+        if isinstance(t, IndexedSlices):
+            return IndexedSlices(values_clip, t.indices, t.dense_shape)
+        return values_clip
+
+
+def clip_by_average_norm(t: Any, clip_norm: Any, name: str | None = None) -> Tensor:
+    """`t * clip_norm / max(l2norm(t) / size(t), clip_norm)` (TensorFlow 1.x, deprecated)."""
+    from tfx.core.api.array_api import identity, rank, size
+    from tfx.core.api.array_api import range as range_
+
+    with name_scope(name, "clip_by_average_norm", [t, clip_norm]) as scope:
+        t = convert_to_tensor(t, name="t")
+        n_element = cast(size(t), dtypes.float32)
+        l2norm_inv = rsqrt(reduce_sum(t * t, range_(rank(t))))
+        return identity(t * clip_norm * minimum(l2norm_inv * n_element,
+                                                constant(1.0) / clip_norm), name=scope)
 
 
 # --- operators -------------------------------------------------------------------------

@@ -271,6 +271,26 @@ def tuple_(tensors: Sequence[Any], name: str | None = None,
         return out
 
 
+def is_tensor(x: Any) -> bool:
+    """Whether `x` is a graph tensor or tensor-like graph value (a Tensor, IndexedSlices or
+    Variable), not a Python or numpy value."""
+    from tfx.core.api.state_api import Variable
+
+    return isinstance(x, (Tensor, IndexedSlices, Variable))
+
+
+def add_to_collections(names: Any, value: Any) -> None:
+    """Add `value` to each collection of the default graph named in `names` (a str or an
+    iterable of them; each collection once)."""
+    get_default_graph().add_to_collections(names, value)
+
+
+def get_collection_ref(key: str) -> list:
+    """The default graph's collection `key` itself (created empty if missing): changing the
+    list changes the collection."""
+    return get_default_graph().get_collection_ref(key)
+
+
 # --- apply_op --------------------------------------------------------------------------
 
 

@@ -107,8 +107,10 @@ def random_shuffle(value: Any, seed: int | None = None, name: str | None = None)
 
 
 def multinomial(logits: Any, num_samples: Any, seed: int | None = None, name: str | None = None,
-                output_dtype: Any = dtypes.int64) -> Tensor:
+                output_dtype: Any = None) -> Tensor:
+    """`num_samples` class indices per row of `logits`, drawn from softmax(row); the indices
+    are `output_dtype` (int64 when None)."""
     with name_scope(name, "multinomial", [logits]):
         seed1, seed2 = get_seed(seed)
         return apply_op("Multinomial", logits=logits, num_samples=num_samples, seed=seed1,
-                        seed2=seed2, output_dtype=dtypes.as_dtype(output_dtype))
+                        seed2=seed2, output_dtype=dtypes.as_dtype(output_dtype or dtypes.int64))

@@ -342,7 +342,9 @@ def global_variables(scope: str | None = None) -> list[Variable]:
     return get_default_graph().get_collection(GraphKeys.GLOBAL_VARIABLES, scope)
 
 
-all_variables = global_variables
+def all_variables() -> list[Variable]:
+    """The global variables (TensorFlow 1.x's deprecated name for `global_variables()`)."""
+    return global_variables()
 
 
 def trainable_variables(scope: str | None = None) -> list[Variable]:
@@ -351,6 +353,10 @@ def trainable_variables(scope: str | None = None) -> list[Variable]:
 
 def local_variables(scope: str | None = None) -> list[Variable]:
     return get_default_graph().get_collection(GraphKeys.LOCAL_VARIABLES, scope)
+
+
+def model_variables(scope: str | None = None) -> list[Variable]:
+    return get_default_graph().get_collection(GraphKeys.MODEL_VARIABLES, scope)
 
 
 def variables_initializer(var_list: Iterable[Variable], name: str = "init") -> Operation:
@@ -375,6 +381,35 @@ initialize_all_variables = global_variables_initializer
 
 def local_variables_initializer() -> Operation:
     return variables_initializer(local_variables(), name="init_1")
+
+
+initialize_variables = variables_initializer
+
+
+def initialize_local_variables() -> Operation:
+    """`local_variables_initializer()` under TensorFlow 1.x's deprecated name."""
+    return local_variables_initializer()
+
+
+def report_uninitialized_variables(var_list: Iterable[Variable] | None = None,
+                                   name: str = "report_uninitialized_variables") -> Tensor:
+    """A 1-D string tensor of the op names of the variables of `var_list` (default: global
+    and local) that are not initialized when it runs.
+
+    Example:
+        >>> sess.run(report_uninitialized_variables())          # [b"w", b"b"] before init
+    """
+    from tfx.core.api.array_api import boolean_mask, stack
+    from tfx.core.api.math_api import logical_not
+    from tfx.core.api.ops_api import constant
+
+    var_list = list(global_variables() + local_variables() if var_list is None else var_list)
+    with name_scope(name):
+        if not var_list:
+            return constant([], dtype=dtypes.string)
+        mask = logical_not(stack([is_variable_initialized(v) for v in var_list]))
+        names = constant([v.op.name for v in var_list])
+        return boolean_mask(names, mask)
 
 
 def is_variable_initialized(variable: Variable) -> Tensor:
@@ -411,6 +446,15 @@ def assign_sub(ref: Any, value: Any, use_locking: bool | None = None,
                     name=name or "AssignSub")
 
 
+def count_up_to(ref: Any, limit: int, name: str | None = None) -> Tensor:
+    """The value of the integer variable `ref` before incrementing it; an OutOfRangeError
+    once it has reached `limit`."""
+    if isinstance(ref, ResourceVariable):
+        return apply_op("ResourceCountUpTo", resource=ref.handle, limit=limit, T=ref.dtype,
+                        name=name)
+    return apply_op("CountUpTo", ref=_as_ref(ref), limit=limit, name=name)
+
+
 def scatter_update(ref: Any, indices: Any, updates: Any, use_locking: bool = True,
                    name: str | None = None) -> Tensor:
     return apply_op("ScatterUpdate", ref=_as_ref(ref), indices=indices, updates=updates,
@@ -429,3 +473,25 @@ def scatter_sub(ref: Any, indices: Any, updates: Any, use_locking: bool = False,
                     use_locking=use_locking, name=name)
 
 
+
+
+def _scatter(op_type: str, use_locking_default: bool) -> Any:
+    def fn(ref: Any, indices: Any, updates: Any, use_locking: bool = use_locking_default,
+           name: str | None = None) -> Tensor:
+        return apply_op(op_type, ref=_as_ref(ref), indices=indices, updates=updates,
+                        use_locking=use_locking, name=name)
+
+    snake = "".join("_" + c.lower() if c.isupper() else c for c in op_type).lstrip("_")
+    fn.__name__ = snake
+    fn.__doc__ = (f"`{op_type}`: combine `updates` into the variable `ref` at `indices` and "
+                  "return `ref`'s new value.")
+    return fn
+
+
+scatter_mul = _scatter("ScatterMul", False)
+scatter_div = _scatter("ScatterDiv", False)
+scatter_min = _scatter("ScatterMin", False)
+scatter_max = _scatter("ScatterMax", False)
+scatter_nd_update = _scatter("ScatterNdUpdate", True)
+scatter_nd_add = _scatter("ScatterNdAdd", False)
+scatter_nd_sub = _scatter("ScatterNdSub", False)
