@@ -193,6 +193,8 @@ _TYPE_DEFAULTS: dict[str, dict[str, float]] = {
     "GPU": {"flops": 1e13, "mem_bandwidth": 9e11, "op_overhead": 1e-5, "memory": 16e9},
 }
 _OTHER_DEFAULTS = {"flops": 1e11, "mem_bandwidth": 1e11, "op_overhead": 1e-5, "memory": 16e9}
+# The device types with kernels of their own (`tfx.kernels.cpu`, `tfx.kernels.gpu`).
+KERNEL_TYPES = ("CPU", "GPU")
 # Type priority when TensorFlow's default placer picks among feasible devices.
 TYPE_PRIORITY = {"GPU": 210, "CPU": 50}
 
@@ -414,7 +416,8 @@ class DeviceSet:
 
         The file holds `devices` (each a full `name`, or `job`/`replica`/`task`/`type`
         with a `count`; optional `flops`, `mem_bandwidth`, `memory`, `op_overhead`,
-        `kernels` (default "CPU": assume tfx's CPU op set), `unsupported_ops`),
+        `kernels` (default: the type's own for CPU and GPU devices of job localhost, else
+        "CPU", standing in for TensorFlow's near-complete op sets), `unsupported_ops`),
         `links` (each `between`: two device specs, with `bandwidth` in bytes/s and
         `latency` in s; the first rule matching a pair wins, and every pair of
         devices must be covered), and optionally `client` (the client's device).
@@ -443,7 +446,12 @@ def _default_device(name: DeviceName, **overrides: Any) -> DeviceAttributes:
     local = name.job == LOCAL_JOB and name.replica == 0 and name.task == 0 and name.type == "CPU"
     rates = dict(_TYPE_DEFAULTS.get(name.type or "", _OTHER_DEFAULTS))
     rates.update({k: v for k, v in overrides.items() if k in rates})
-    kernels = overrides.get("kernels") or ("CPU" if not local else name.type)
+    # This machine's devices (job localhost) are planned with tfx's kernels of their type, so
+    # a placement for its GPU runs as placed. A device of another job, or of a type tfx has
+    # no kernels for, borrows the CPU's op set: a stand-in for TensorFlow's, whose GPUs run
+    # nearly every op.
+    own = name.type in KERNEL_TYPES and name.job == LOCAL_JOB
+    kernels = overrides.get("kernels") or (name.type if own else "CPU")
     return DeviceAttributes(
         name=full,
         device_type=name.type or "",

@@ -43,6 +43,7 @@ SHARED_OPS = (
     # reductions
     "Sum", "Mean", "Max", "Min", "Prod", "All", "Any", "ArgMax", "ArgMin", "Cumsum", "Cumprod",
     # shapes and copies
+    "Placeholder", "PlaceholderV2", "PlaceholderWithDefault",
     "Identity", "StopGradient", "PreventGradient", "Reshape", "ExpandDims", "Squeeze",
     "Transpose", "ConcatV2", "Pack", "Unpack", "Cast", "Shape", "Size", "Rank", "Fill",
     "Tile", "Pad", "Slice", "StridedSlice", "Split", "ReverseV2", "ZerosLike", "OnesLike",

@@ -10,6 +10,8 @@ import numpy as np
 import pytest
 from cli_checks import assert_one_line, tfx_cli
 
+from tfx.core.graph_io import load_graph
+
 DATA = Path(__file__).resolve().parent.parent / "data" / "conformance"
 
 
@@ -31,3 +33,23 @@ def test_tfx_run_without_a_gpu_is_one_line(monkeypatch: pytest.MonkeyPatch,
     assert code == 2
     assert_one_line(err)
     assert "no such GPU: /job:localhost/replica:0/task:0/device:GPU:0" in err
+
+
+def test_a_graph_placed_for_a_gpu_runs_there(gpu_cupy, capsys: pytest.CaptureFixture[str],
+                                             tmp_path: Path) -> None:
+    """tfx place plans a GPU with its GPU kernels, so what it places there can run there
+    (this graph's Gather and DynamicPartition have none and stay on the CPU)."""
+    graph, placed = str(DATA / "embedding_sharded.pb"), str(tmp_path / "placed.pb")
+    ids = tmp_path / "ids.npy"
+    np.save(ids, np.load(DATA / "embedding_sharded.inputs.npz")["ids"])
+    code, _, err = tfx_cli(capsys, "place", graph, "--devices", "cpu:0,gpu:0", "-o", placed)
+    assert code == 0, err
+    nodes = load_graph(placed).node
+    assert {n.device[-5:] for n in nodes if n.op == "GatherV2"} == {"CPU:0"}
+    assert any(n.device.endswith("GPU:0") for n in nodes)
+    args = ["--init", "init", "--feed", f"ids:0={ids}", "--fetch", "embedded:0", "--json"]
+    code, out, err = tfx_cli(capsys, "run", placed, "--devices", "cpu:0,gpu:0", *args)
+    assert code == 0, err
+    on_gpu = json.loads(out)
+    code, out, err = tfx_cli(capsys, "run", graph, *args)
+    assert code == 0 and json.loads(out) == on_gpu

@@ -213,3 +213,12 @@ def test_gpu_device_copies_to_and_from_host() -> None:
     assert isinstance(on_gpu, cupy.ndarray)
     np.testing.assert_array_equal(device.copy_to_host(on_gpu * 2), value * 2)
     assert device.allocate((4,), np.float32).shape == (4,)
+
+
+def test_this_machines_gpus_are_planned_with_their_gpu_kernels() -> None:
+    # So `tfx place --devices cpu:0,gpu:0` places on the GPU only what can run there; a GPU
+    # of another job stands in for TensorFlow's, which runs nearly every op.
+    local, remote = DeviceSet.from_names("gpu:0,/job:worker/task:0/gpu:0").devices
+    assert local.kernels == "GPU" and not local.supports("FIFOQueueV2")
+    assert remote.kernels == "CPU" and remote.supports("FIFOQueueV2")
+    assert local.supports("MatMul") and not local.local  # planned, not runnable, until runnable()
