@@ -159,15 +159,22 @@ def preview(array: np.ndarray, max_elements: int = 12) -> str:
 
     array = _printable(array)
     big = array.size > max_elements
+    edge = 3
+    shown = array
+    if big:
+        # Only the ends are printed, so only they are gathered: flattening a broadcast view
+        # (a splat constant) would copy every element. The filler is never shown, and numpy
+        # formats only what it shows.
+        head, tail = array.flat[:edge], array.flat[-edge:]
+        shown = np.concatenate([head, np.repeat(head[:1], max_elements), tail])
     text = np.array2string(
-        array.reshape(-1) if big else array, threshold=max_elements, edgeitems=3, precision=4,
-        max_line_width=72, separator=" ",
+        shown, threshold=max_elements, edgeitems=edge, precision=4, max_line_width=72,
+        separator=" ",
     )
     if big and array.dtype.kind in "iuf":
-        values = array.astype(np.float64)
-        text += (
-            f"\nmin {values.min():.4g}  max {values.max():.4g}  mean {values.mean():.4g}"
-        )
+        # Reduced in place (the mean accumulates in float64 without a float64 copy).
+        low, high, mean = array.min(), array.max(), array.mean(dtype=np.float64)
+        text += f"\nmin {float(low):.4g}  max {float(high):.4g}  mean {mean:.4g}"
     return text
 
 

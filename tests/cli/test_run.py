@@ -405,3 +405,22 @@ def test_interrupt_exits_130_and_bugs_exit_1_in_one_line(capsys, monkeypatch,
     assert code == 1
     assert_one_line(err)
     assert "ValueError: a kernel bug" in err and "--debug" in err
+
+
+def test_the_preview_of_a_huge_splat_reads_only_its_ends() -> None:
+    # A one-value constant of 1 GiB decodes to a broadcast view; printing it used to flatten
+    # it and copy it to float64 (3 GB) just to show six values and three statistics.
+    import tracemalloc
+
+    from tfx.cli.common import preview
+
+    splat = np.broadcast_to(np.float32(1.5), (16384, 16384))
+    tracemalloc.start()
+    try:
+        text = preview(splat)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert text == "[1.5 1.5 1.5 ... 1.5 1.5 1.5]\nmin 1.5  max 1.5  mean 1.5"
+    assert peak < 1 << 20
+    assert preview(np.arange(20.0)) == "[ 0.  1.  2. ... 17. 18. 19.]\nmin 0  max 19  mean 9.5"
