@@ -309,9 +309,9 @@ def _restore_input(restore: Node, argument: int, index: int, default: str | None
     is a constant; else `default` (for names: the output's own name)."""
     source = restore.inputs[argument].node if argument < len(restore.inputs) else None
     if source is not None and source.op == "Const":
-        values = tensor_util.to_ndarray(source.attr["value"].tensor).reshape(-1)
-        if index < len(values):
-            return os.fsdecode(values[index])
+        values = tensor_util.to_ndarray(source.attr["value"].tensor)
+        if index < values.size:  # .flat: a splat of names stays a view, never copied whole
+            return os.fsdecode(values.flat[index])
     return f"{restore.name}:{index}" if default is None else default
 
 

@@ -497,3 +497,35 @@ def test_tensorflow_reads_tfx_checkpoints(tmp_path):
             else:
                 assert str(read[key + "|dtype"]) == str(want.dtype), name
                 assert read[key].tobytes() == np.ascontiguousarray(want).tobytes(), name
+
+
+def test_a_restore_op_with_a_splat_of_names_is_read_without_expanding_it() -> None:
+    # tensor_names as a one-value splat of 2**28 names: reading name 0 must not copy them all.
+    import tracemalloc
+
+    from tfx.core.checkpoint import restore
+    from tfx.core.graph import Graph
+    from tfx.protos import graph_pb2
+
+    graph_def = graph_pb2.GraphDef()
+    for name, count in (("names", 1 << 28), ("slices", 1)):
+        node = graph_def.node.add(name=name, op="Const")
+        node.attr["dtype"].type = dtypes.string.enum
+        tensor = node.attr["value"].tensor
+        tensor.dtype = dtypes.string.enum
+        tensor.tensor_shape.dim.add(size=count)
+        tensor.string_val.append(b"w" if name == "names" else b"")
+    prefix = graph_def.node.add(name="prefix", op="Const")
+    prefix.attr["dtype"].type = dtypes.string.enum
+    prefix.attr["value"].tensor.dtype = dtypes.string.enum
+    prefix.attr["value"].tensor.string_val.append(b"model.ckpt")
+    node = graph_def.node.add(name="restore", op="RestoreV2", input=["prefix", "names", "slices"])
+    node.attr["dtypes"].list.type.append(dtypes.float32.enum)
+    graph = Graph.from_graph_def(graph_def)
+    tracemalloc.start()
+    try:
+        assert restore._restore_input(graph.node("restore"), 1, 0) == "w"
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 1 << 20
