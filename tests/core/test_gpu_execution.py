@@ -7,14 +7,13 @@ on a real GPU when CuPy and one are present (the `gpu` marker), and skip otherwi
 
 from __future__ import annotations
 
-import json
 import subprocess
 import sys
-from pathlib import Path
 
 import emulated_cupy
 import numpy as np
 import pytest
+from corpus import DATA, STEP_CASES, manifest, run_steps
 
 import tfx
 import tfx as tf
@@ -33,8 +32,6 @@ from tfx.core.variables import get_or_create, variable_handle
 from tfx.kernels.base import OpContext
 from tfx.kernels.gpu.shared import SHARED_OPS, TRAINING_OPS
 
-DATA = Path(__file__).resolve().parent.parent / "data" / "conformance"
-CASES = sorted(p.stem for p in DATA.glob("*.json") if "steps" in json.loads(p.read_text()))
 CPU0 = "/job:localhost/replica:0/task:0/device:CPU:0"
 GPU0 = "/job:localhost/replica:0/task:0/device:GPU:0"
 
@@ -43,19 +40,6 @@ def _on_gpu(graph_def) -> None:
     """Ask for the GPU everywhere; soft placement leaves on the CPU what has no GPU kernel."""
     for node in graph_def.node:
         node.device = "/device:GPU:0"
-
-
-def _run_steps(sess: tfx.Session, name: str) -> list[list[np.ndarray]]:
-    manifest = json.loads((DATA / f"{name}.json").read_text())
-    inputs_path = DATA / f"{name}.inputs.npz"
-    inputs = np.load(inputs_path) if inputs_path.exists() else {}
-    out = []
-    for step in manifest["steps"]:
-        feeds = {tensor: inputs[key] for tensor, key in step.get("feeds", {}).items()}
-        fetches = list(step.get("fetches", []))
-        values = sess.run(fetches + list(step.get("targets", [])), feeds)
-        out.append(values[:len(fetches)])
-    return out
 
 
 # --- the device set -------------------------------------------------------------------------
@@ -116,18 +100,17 @@ def test_gpu_kernels_take_only_types_cupy_holds() -> None:
 # --- running steps --------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("name", CASES)
+@pytest.mark.parametrize("name", STEP_CASES)
 def test_corpus_on_a_gpu_matches_the_cpu(name: str, gpu_cupy) -> None:
-    manifest = json.loads((DATA / f"{name}.json").read_text())
     with tfx.Session(str(DATA / f"{name}.pb")) as sess:
-        single = _run_steps(sess, name)
+        single = run_steps(sess, name)
     graph_def = load_graph(str(DATA / f"{name}.pb"))
     _on_gpu(graph_def)
     with MultiDeviceSession(graph_def, devices="cpu:0,gpu:0", soft_placement=True) as sess:
         on_gpu = [n for n in sess.graph if n.device == GPU0]
         assert on_gpu, "nothing ran on the GPU"
-        got = _run_steps(sess, name)
-    for i, (want_step, got_step, step) in enumerate(zip(single, got, manifest["steps"])):
+        got = run_steps(sess, name)
+    for i, (want_step, got_step, step) in enumerate(zip(single, got, manifest(name)["steps"])):
         for tensor, want, value in zip(step.get("fetches", []), want_step, got_step):
             assert isinstance(value, (np.ndarray, np.generic)), f"step {i} {tensor}: {value!r}"
             want, value = np.asarray(want), np.asarray(value)
@@ -188,7 +171,7 @@ def test_each_gpu_op_matches_the_cpu(gpu_cupy) -> None:
         assert gpu_cupy.to_device > 0 and gpu_cupy.to_host > 0 and gpu_cupy.devices_used == {0}
     # Between the corpus and this graph every GPU op has run on the GPU.
     corpus_ops = set()
-    for name in CASES:
+    for name in STEP_CASES:
         corpus_ops |= {n.op for n in load_graph(str(DATA / f"{name}.pb")).node}
     # Not built by tfx's API: Add (TensorFlow 1.x graphs; AddV2's kernel), PreventGradient
     # (Identity's), ControlTrigger (NoOp's), PlaceholderV2 (Placeholder's); Rank is folded

@@ -7,10 +7,10 @@ from __future__ import annotations
 import json
 import threading
 import time
-from pathlib import Path
 
 import numpy as np
 import pytest
+from corpus import DATA, STEP_CASES, run_steps
 
 import tfx
 from tfx.core.devices import DeviceSet, incarnation_of
@@ -27,24 +27,13 @@ from tfx.core.rendezvous import create_key
 from tfx.core.resources import ResourceManager
 from tfx.protos import graph_pb2
 
-DATA = Path(__file__).resolve().parent.parent / "data" / "conformance"
-CASES = sorted(p.stem for p in DATA.glob("*.json")
-               if "steps" in json.loads(p.read_text()))
+CASES = STEP_CASES
 CPU0 = "/job:localhost/replica:0/task:0/device:CPU:0"
 CPU1 = "/job:localhost/replica:0/task:0/device:CPU:1"
 
 
 def _run_steps(sess: tfx.Session, name: str) -> list[list[np.ndarray]]:
-    manifest = json.loads((DATA / f"{name}.json").read_text())
-    inputs_path = DATA / f"{name}.inputs.npz"
-    inputs = np.load(inputs_path) if inputs_path.exists() else {}
-    out = []
-    for step in manifest["steps"]:
-        feeds = {tensor: inputs[key] for tensor, key in step.get("feeds", {}).items()}
-        fetches = list(step.get("fetches", []))
-        values = sess.run(fetches + list(step.get("targets", [])), feeds)
-        out.append([np.asarray(v) for v in values[:len(fetches)]])
-    return out
+    return [[np.asarray(v) for v in step] for step in run_steps(sess, name)]
 
 
 def test_the_corpus_has_cases() -> None:
