@@ -138,7 +138,8 @@ def run_op(op: str, inputs: list[Any], device_type: str = "CPU", **attrs: Any) -
         for v, t in zip(inputs, bound.input_types)
     ]
     kernel_class = find_kernel(op, device_type, bound.attrs)
-    kernel = kernel_class(op, op, bound.attrs, bound.input_types, bound.output_types, device_type)
+    device = f"/job:localhost/replica:0/task:0/device:{device_type.upper()}:0"
+    kernel = kernel_class(op, op, bound.attrs, bound.input_types, bound.output_types, device)
     if kernel.needs_context:
         raise InvalidArgumentError(f"op {op} needs a session; run it in a graph")
     return kernel.compute(*values)

@@ -19,7 +19,7 @@ import tfx
 import tfx as tf
 from tfx.core import devices as devices_module
 from tfx.core.devices import DeviceSet, GPUDevice
-from tfx.core.eager import make_node_def
+from tfx.core.eager import make_node_def, run_op
 from tfx.core.errors import InvalidArgumentError, UnimplementedError
 from tfx.core.executor import StepState
 from tfx.core.graph_io import load_graph
@@ -295,6 +295,14 @@ def test_every_dense_update_on_a_gpu_matches_the_cpu(gpu_cupy, op: str) -> None:
         results.append([gpu.copy_to_host(v.read()) if gpu else v.read() for v in variables])
     for slot, want, got in zip(optimizer.variables, *results):
         np.testing.assert_allclose(got, want, rtol=1e-12, err_msg=slot)
+
+
+def test_run_op_runs_one_op_on_the_gpu(gpu_cupy) -> None:
+    (out,) = run_op("MatMul", [np.eye(2, dtype=np.float32), np.ones((2, 3), np.float32)],
+                    device_type="GPU")
+    assert isinstance(out, gpu_cupy.ndarray)
+    np.testing.assert_array_equal(devices_module.local_gpu(GPU0).copy_to_host(out),
+                                  np.ones((2, 3)))
 
 
 def test_int32_tensors_stay_in_host_memory(gpu_cupy) -> None:
