@@ -99,6 +99,11 @@ __all__ = [
     "round",
     "rsqrt",
     "scalar_mul",
+    "segment_max",
+    "segment_mean",
+    "segment_min",
+    "segment_prod",
+    "segment_sum",
     "sigmoid",
     "sign",
     "sin",
@@ -110,6 +115,12 @@ __all__ = [
     "tan",
     "tanh",
     "truediv",
+    "unsorted_segment_max",
+    "unsorted_segment_mean",
+    "unsorted_segment_min",
+    "unsorted_segment_prod",
+    "unsorted_segment_sqrt_n",
+    "unsorted_segment_sum",
     "xdivy",
     "xlog1py",
     "xlogy",
@@ -505,6 +516,139 @@ def cumulative_logsumexp(x: Any, axis: Any = 0, exclusive: bool = False, reverse
         x = convert_to_tensor(x, name="x")
         return apply_op("CumulativeLogsumexp", x=x, axis=axis, exclusive=exclusive,
                         reverse=reverse, name=scope)
+
+
+# --- segment reductions ----------------------------------------------------------------
+
+
+def _snake(op_type: str) -> str:
+    """UnsortedSegmentSum -> unsorted_segment_sum."""
+    return "".join("_" + c.lower() if c.isupper() else c for c in op_type).lstrip("_")
+
+
+def _segment(op_type: str, what: str) -> Any:
+    def segment(data: Any, segment_ids: Any, name: str | None = None) -> Tensor:
+        return apply_op(op_type, data=data, segment_ids=segment_ids, name=name)
+
+    segment.__name__ = segment.__qualname__ = _snake(op_type)
+    segment.__doc__ = f"""The {what} of each segment of `data`'s rows (`{op_type}`).
+
+    Args:
+        data: A tensor of rank >= 1.
+        segment_ids: A sorted int32 or int64 vector, one id per row of `data`.
+        name: A name for the op.
+
+    Returns:
+        A tensor of `data`'s type with `segment_ids[-1] + 1` rows; a segment with no rows is
+        {"1" if op_type == "SegmentProd" else "0"}.
+
+    Example:
+        >>> {segment.__name__}([1, 2, 4], [0, 0, 2])
+    """
+    return segment
+
+
+def _unsorted_segment(op_type: str, what: str, empty: str) -> Any:
+    def unsorted_segment(data: Any, segment_ids: Any, num_segments: Any,
+                         name: str | None = None) -> Tensor:
+        return apply_op(op_type, data=data, segment_ids=segment_ids,
+                        num_segments=num_segments, name=name)
+
+    unsorted_segment.__name__ = unsorted_segment.__qualname__ = _snake(op_type)
+    unsorted_segment.__doc__ = f"""The {what} of the entries of `data` that share a segment id
+    (`{op_type}`).
+
+    Args:
+        data: A tensor whose shape starts with `segment_ids`' shape.
+        segment_ids: Ids in any order; an entry with a negative id is left out.
+        num_segments: A scalar: the number of output rows; every id must be below it.
+        name: A name for the op.
+
+    Returns:
+        A tensor of `data`'s type, shaped `[num_segments] + data.shape[segment_ids.ndim:]`;
+        a segment with no entries is {empty}.
+
+    Example:
+        >>> {unsorted_segment.__name__}([1, 2, 4], [1, -1, 1], 2)
+    """
+    return unsorted_segment
+
+
+segment_sum = _segment("SegmentSum", "sum")
+segment_mean = _segment("SegmentMean", "mean")
+segment_prod = _segment("SegmentProd", "product")
+segment_max = _segment("SegmentMax", "maximum")
+segment_min = _segment("SegmentMin", "minimum")
+unsorted_segment_sum = _unsorted_segment("UnsortedSegmentSum", "sum", "0")
+unsorted_segment_prod = _unsorted_segment("UnsortedSegmentProd", "product", "1")
+unsorted_segment_max = _unsorted_segment("UnsortedSegmentMax", "maximum",
+                                         "the type's lowest finite value")
+unsorted_segment_min = _unsorted_segment("UnsortedSegmentMin", "minimum",
+                                         "the type's highest finite value")
+
+
+def _unsorted_segment_n(data: Tensor, segment_ids: Tensor, num_segments: Any) -> Tensor:
+    """Each segment's entry count, at least 1, shaped to broadcast against the sums (as
+    TensorFlow's `_unsorted_segment_N` builds it)."""
+    from tfx.core.api.array_api import concat, expand_dims, ones, rank, reshape, shape
+
+    num_segments = convert_to_tensor(num_segments)
+    ones_tensor = ones(shape(segment_ids), dtype=data.dtype)
+    n = unsorted_segment_sum(ones_tensor, segment_ids, num_segments)
+    suffix = ones(expand_dims(sub(rank(data), rank(segment_ids)), 0), dtype=num_segments.dtype)
+    n = reshape(n, concat([expand_dims(num_segments, 0), suffix], axis=0))
+    return maximum(n, constant(1, dtype=data.dtype))
+
+
+def unsorted_segment_mean(data: Any, segment_ids: Any, num_segments: Any,
+                          name: str | None = None) -> Tensor:
+    """The mean of the entries of `data` that share a segment id; an empty segment is 0.
+
+    Built from `UnsortedSegmentSum`, as TensorFlow builds it (integer data gives float64).
+
+    Args:
+        data: A tensor whose shape starts with `segment_ids`' shape.
+        segment_ids: Ids in any order; an entry with a negative id is left out.
+        num_segments: A scalar: the number of output rows.
+        name: A name for the op.
+
+    Returns:
+        The sums divided by the entry counts, shaped `[num_segments] + data.shape[k:]`.
+
+    Example:
+        >>> unsorted_segment_mean([1.0, 2.0, 4.0], [1, 0, 1], 2)   # [2, 2.5]
+    """
+    with name_scope(name, "UnsortedSegmentMean"):
+        data = convert_to_tensor(data)
+        segment_ids = convert_to_tensor(segment_ids)
+        n = _unsorted_segment_n(data, segment_ids, num_segments)
+        return truediv(unsorted_segment_sum(data, segment_ids, num_segments), n)
+
+
+def unsorted_segment_sqrt_n(data: Any, segment_ids: Any, num_segments: Any,
+                            name: str | None = None) -> Tensor:
+    """The sum of each segment's entries divided by the square root of their count.
+
+    Built from `UnsortedSegmentSum`, as TensorFlow builds it; `data` must be a float or
+    complex tensor. An empty segment is 0.
+
+    Args:
+        data: A float tensor whose shape starts with `segment_ids`' shape.
+        segment_ids: Ids in any order; an entry with a negative id is left out.
+        num_segments: A scalar: the number of output rows.
+        name: A name for the op.
+
+    Returns:
+        sum / sqrt(count), shaped `[num_segments] + data.shape[k:]`.
+
+    Example:
+        >>> unsorted_segment_sqrt_n([1.0, 2.0, 4.0], [1, 0, 1], 2)   # [2, 5 / sqrt(2)]
+    """
+    with name_scope(name, "UnsortedSegmentSqrtN"):
+        data = convert_to_tensor(data)
+        segment_ids = convert_to_tensor(segment_ids)
+        n = _unsorted_segment_n(data, segment_ids, num_segments)
+        return truediv(unsorted_segment_sum(data, segment_ids, num_segments), sqrt(n))
 
 
 def count_nonzero(input_tensor: Any = None, axis: Any = None, keepdims: bool | None = None,

@@ -720,3 +720,99 @@ for _name in (
     "BitwiseAnd", "BitwiseOr", "BitwiseXor", "Bincount", "All", "Any",
 ):
     NotDifferentiable(_name)
+
+
+# --- segment reductions (TensorFlow's math_grad.py) -------------------------------------
+
+
+@RegisterGradient("SegmentSum")
+def _segment_sum_grad(op: Operation, grad: Tensor) -> tuple:
+    return A.gather(grad, op.inputs[1]), None
+
+
+@RegisterGradient("SegmentMean")
+def _segment_mean_grad(op: Operation, grad: Tensor) -> tuple:
+    data, ids = op.inputs
+    ids_shape = A.shape(ids)
+    rest = A.ones(A.expand_dims(M.sub(A.rank(data), 1), 0), dtype=ids_shape.dtype)
+    ones = A.ones(A.concat([ids_shape, rest], 0), dtype=grad.dtype)
+    scaled = M.divide(grad, M.segment_sum(ones, ids))
+    return A.gather(scaled, ids), None
+
+
+@RegisterGradient("SegmentMax")
+@RegisterGradient("SegmentMin")
+def _segment_min_or_max_grad(op: Operation, grad: Tensor) -> tuple:
+    """The gradient is shared evenly by the entries equal to their segment's extreme."""
+    data, ids = op.inputs
+    zeros = A.zeros_like(data, dtype=data.dtype)
+    is_selected = M.equal(data, A.gather(op.outputs[0], ids))
+    num_selected = M.segment_sum(M.cast(is_selected, grad.dtype), ids)
+    gathered = A.gather(M.divide(grad, num_selected), ids)
+    return A.where_v2(is_selected, gathered, zeros), None
+
+
+@RegisterGradient("SegmentProd")
+def _segment_prod_grad(op: Operation, grad: Tensor) -> tuple:
+    """d prod / d x_i without dividing by a zero: a segment with two zeros or more has no
+    gradient, one with a single zero sends the product of the others to that zero."""
+    data, ids = op.inputs
+    is_zero = M.equal(data, 0)
+    num_zeros = M.segment_sum(M.cast(is_zero, dtypes.int32), ids)
+    grad = A.where_v2(M.greater(num_zeros, 1), A.zeros_like(grad), grad)
+    non_zero_data = A.where_v2(is_zero, A.ones_like(data), data)
+    non_zero_prod = M.segment_prod(non_zero_data, ids)
+    prod_divided_by_el = M.truediv(A.gather(op.outputs[0], ids), non_zero_data)
+    partial = A.where_v2(is_zero, A.gather(non_zero_prod, ids), prod_divided_by_el)
+    return M.multiply(A.gather(grad, ids), partial), None
+
+
+def _gather_drop_negatives(params: Tensor, ids: Tensor | None, clipped: Tensor | None = None,
+                           is_positive: Tensor | None = None) -> tuple:
+    """Rows of `params` at `ids`, 0 where an id is negative (TensorFlow's
+    `_GatherDropNegatives`); also the clipped ids and the mask, to be passed back in."""
+    if clipped is None:
+        clipped = M.maximum(ids, A.zeros_like(ids))
+    gathered = A.gather(params, clipped)
+    if is_positive is None:
+        is_positive = M.greater_equal(ids, 0)
+        mask_shape = A.shape(is_positive)
+        extra = A.ones(A.expand_dims(M.sub(A.rank(gathered), A.rank(is_positive)), 0),
+                       dtype=mask_shape.dtype)
+        is_positive = A.reshape(is_positive, A.concat([mask_shape, extra], 0))
+        is_positive = M.logical_and(is_positive, A.ones_like(gathered, dtype=dtypes.bool_))
+    zero_slice = A.zeros_like(gathered)
+    return A.where_v2(is_positive, gathered, zero_slice), clipped, is_positive
+
+
+@RegisterGradient("UnsortedSegmentSum")
+def _unsorted_segment_sum_grad(op: Operation, grad: Tensor) -> tuple:
+    return _gather_drop_negatives(grad, op.inputs[1])[0], None, None
+
+
+@RegisterGradient("UnsortedSegmentMax")
+@RegisterGradient("UnsortedSegmentMin")
+def _unsorted_segment_min_or_max_grad(op: Operation, grad: Tensor) -> tuple:
+    data, ids, num_segments = op.inputs
+    gathered_outputs, clipped, is_positive = _gather_drop_negatives(op.outputs[0], ids)
+    is_selected = M.logical_and(M.equal(data, gathered_outputs), is_positive)
+    num_selected = M.unsorted_segment_sum(M.cast(is_selected, grad.dtype), ids, num_segments)
+    gathered, _, _ = _gather_drop_negatives(M.divide(grad, num_selected), None, clipped,
+                                            is_positive)
+    return A.where_v2(is_selected, gathered, A.zeros_like(gathered)), None, None
+
+
+@RegisterGradient("UnsortedSegmentProd")
+def _unsorted_segment_prod_grad(op: Operation, grad: Tensor) -> tuple:
+    """As SegmentProd's; entries with a negative id get 0."""
+    data, ids, num_segments = op.inputs
+    is_zero = M.equal(data, 0)
+    num_zeros = M.unsorted_segment_sum(M.cast(is_zero, dtypes.int32), ids, num_segments)
+    grad = A.where_v2(M.greater(num_zeros, 1), A.zeros_like(grad), grad)
+    non_zero_data = A.where_v2(is_zero, A.ones_like(data), data)
+    non_zero_prod = M.unsorted_segment_prod(non_zero_data, ids, num_segments)
+    clipped = M.maximum(ids, A.zeros_like(ids))
+    prod_divided_by_el = M.truediv(A.gather(op.outputs[0], clipped), data)  # may be inf/nan
+    partial = A.where_v2(is_zero, A.gather(non_zero_prod, clipped), prod_divided_by_el)
+    gathered_grad = _gather_drop_negatives(grad, ids, clipped)[0]
+    return M.multiply(gathered_grad, partial), None, None

@@ -1,4 +1,5 @@
-"""Op schemas: math (TensorFlow's math_ops.cc, bitwise_ops.cc and TopK from nn_ops.cc).
+"""Op schemas: math (TensorFlow's math_ops.cc, bitwise_ops.cc and TopK from nn_ops.cc),
+segment reductions included.
 
 Every schema matches TensorFlow's registration: argument names and order, attr
 names, defaults and allowed type sets, so GraphDefs written by TensorFlow bind
@@ -36,6 +37,8 @@ _BINARY_FEWER = "T: {bfloat16, half, float, double, int32, int64, complex64, com
 _FLOAT_COMPLEX = "T: {half, bfloat16, float, double, complex64, complex128}"
 _BITWISE = "T: {int8, int16, int32, int64, uint8, uint16, uint32, uint64}"
 _REDUCE_IDX = "Tidx: {int32, int64} = DT_INT32"
+_SEGMENT_IDS = "Tindices: {int32, int64}"
+_NUM_SEGMENTS = "Tnumsegments: {int32, int64} = DT_INT32"
 
 
 # --- shape functions -------------------------------------------------------------------
@@ -224,6 +227,35 @@ def _bincount_shape(ctx: ShapeContext) -> list[Shape]:
     return [(int(size),)]
 
 
+def _segment_shape(ctx: ShapeContext) -> list[Shape]:
+    # As TensorFlow's: the number of segments is unknown until the ids are read.
+    data, ids = ctx.input_shapes
+    if data is not None and len(data) < 1:
+        raise ctx.error(f"data must be at least rank 1, got shape {list(data)}")
+    if ids is not None and len(ids) != 1:
+        raise ctx.error(f"segment_ids must be rank 1, got shape {list(ids)}")
+    return [None if data is None else (None,) + tuple(data[1:])]
+
+
+def _unsorted_segment_shape(ctx: ShapeContext) -> list[Shape]:
+    data, ids, num = ctx.input_shapes
+    if num is not None and len(num) != 0:
+        raise ctx.error(f"num_segments must be a scalar, got shape {list(num)}")
+    if ids is None:
+        return [None]
+    if data is not None:
+        if len(data) < len(ids):
+            raise ctx.error(f"data's shape {list(data)} does not start with segment_ids' "
+                            f"shape {list(ids)}")
+        for a, b in zip(data, ids):
+            shapes.merge_dim(a, b, ctx, "data's shape must start with segment_ids' shape")
+    rows = _scalar_value(ctx, 2)
+    if rows is not None and rows < 0:
+        raise ctx.error(f"Dimension size, given by scalar input 2, must be non-negative but "
+                        f"is {rows}")
+    return [None if data is None else (rows,) + tuple(data[len(ids):])]
+
+
 def _first_unchanged(ctx: ShapeContext) -> list[Shape]:
     return [ctx.input_shapes[0]]
 
@@ -408,6 +440,21 @@ for _name in ("Cumsum", "Cumprod"):
 
 (register_op("Bincount").input("arr: int32").input("size: int32").input("weights: T")
     .attr("T: {int32, int64, float32, float64}").output("bins: T").shape(_bincount_shape))
+
+# --- segment reductions ----------------------------------------------------------------
+
+for _name, _types in (("Sum", "{numbertype}"), ("Mean", "{numbertype}"), ("Prod", "{numbertype}"),
+                      ("Max", "{realnumbertype}"), ("Min", "{realnumbertype}")):
+    (register_op(f"Segment{_name}").input("data: T").input("segment_ids: Tindices")
+        .output("output: T").attr(f"T: {_types}").attr(_SEGMENT_IDS).shape(_segment_shape))
+
+for _name, _types in (("Sum", "{numbertype}"), ("Prod", "{numbertype}"),
+                      ("Max", "{realnumbertype}"), ("Min", "{realnumbertype}")):
+    # Only UnsortedSegmentSum also takes int16 ids.
+    _ids = "Tindices: {int16, int32, int64}" if _name == "Sum" else _SEGMENT_IDS
+    (register_op(f"UnsortedSegment{_name}").input("data: T").input("segment_ids: Tindices")
+        .input("num_segments: Tnumsegments").output("output: T").attr(f"T: {_types}")
+        .attr(_ids).attr(_NUM_SEGMENTS).shape(_unsorted_segment_shape))
 
 # --- sequences -------------------------------------------------------------------------
 

@@ -14,6 +14,7 @@ from tfx.kernels.cpu import (  # noqa: F401 - imported for their registrations
     nn,
     random,
     reduction,
+    segment,
     sendrecv,
     state,
     training,
