@@ -167,7 +167,7 @@ def _known_value(node: Node, shapes: dict[Output, Shape],
         if node.op == "Const":
             shape = shapes.get(Output(node, 0))
             if shape is not None and None not in shape and math.prod(shape) <= _MAX_VALUE_ELEMENTS:
-                values[Output(node, 0)] = node.attrs["value"]
+                values[Output(node, 0)] = node.attrs["value"].value
         elif node.op == "Shape" and node.inputs:
             shape = shapes.get(node.inputs[0])
             if shape is not None and None not in shape:

@@ -246,7 +246,12 @@ def _parse_default(text: str, attr_type: str) -> Any:
 
 
 def attr_value_to_python(value: Any, attr_type: str, where: str) -> Any:
-    """Convert an AttrValue proto to the Python value kernels see, checking its kind."""
+    """Convert an AttrValue proto to the Python value kernels see, checking its kind.
+
+    A tensor becomes a `tensor_util.TensorValue`: its dtype and shape are
+    checked now, its values decoded (under the allocation limits) only when
+    `.value` is read, so binding a node never materializes a large constant.
+    """
     kind = value.WhichOneof("value")
     if attr_type.startswith("list("):
         inner = attr_type[5:-1]
@@ -266,7 +271,7 @@ def attr_value_to_python(value: Any, attr_type: str, where: str) -> Any:
         if inner == "shape":
             return [tensor_util.shape_from_proto(s, where) for s in lst.shape]
         if inner == "tensor":
-            return [tensor_util.to_ndarray(t, where) for t in lst.tensor]
+            return [tensor_util.TensorValue(t, where) for t in lst.tensor]
         if inner == "func":
             return list(lst.func)
         raise InvalidArgumentError(f"{where}: unsupported attr type {attr_type}")
@@ -285,7 +290,7 @@ def attr_value_to_python(value: Any, attr_type: str, where: str) -> Any:
     if attr_type == "shape":
         return tensor_util.shape_from_proto(value.shape, where)
     if attr_type == "tensor":
-        return tensor_util.to_ndarray(value.tensor, where)
+        return tensor_util.TensorValue(value.tensor, where)
     return getattr(value, expected)
 
 

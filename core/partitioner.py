@@ -565,4 +565,4 @@ def _is_dummy(node: Node) -> bool:
     if node.op != "Const" or node.inputs or len(node.control_inputs) != 1:
         return False
     value = node.attrs.get("value")
-    return isinstance(value, np.ndarray) and value.size == 0
+    return value is not None and value.size == 0

@@ -75,7 +75,10 @@ def build_plan(
             kernel = kernel_class(node.name, node.op, bound.attrs, bound.input_types,
                                   bound.output_types, node.device or DEFAULT_DEVICE)
         except TfxError as exc:
-            raise type(exc)(f"node {node.name!r} (op {node.op}): {exc}") from None
+            where, message = f"node {node.name!r} (op {node.op})", str(exc)
+            # A Const's value is decoded here, and its errors already name the node.
+            message = message if message.startswith(where) else f"{where}: {message}"
+            raise type(exc)(message) from None
         pnode = PlanNode(node.name, node.op, node.device or DEFAULT_DEVICE, kernel)
         pnode.num_inputs = len(node.inputs)
         pnode.input_base = base

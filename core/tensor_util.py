@@ -13,11 +13,14 @@ broadcast view of that value (`is_splat`), which costs no memory whatever its
 shape. Only a splat of several values is expanded into a dense array, and that
 counts against the total limit on expanded constants (`limits.track_expansion`).
 Whoever needs only the dtype and shape reads them from the proto
-(`proto_dtype`, `proto_shape`, `proto_nbytes`) without decoding anything.
+(`proto_dtype`, `proto_shape`, `proto_nbytes`) without decoding anything, and a
+bound node holds its tensor attrs as `TensorValue`s, checked but decoded only
+when `.value` is read, so binding never materializes a large constant.
 """
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 import numpy as np
@@ -123,6 +126,122 @@ def is_compact(proto: tensor_pb2.TensorProto) -> bool:
     return stored < count
 
 
+def check_proto(
+    proto: tensor_pb2.TensorProto, what: str = "tensor"
+) -> tuple[dtypes.DType, tuple[int, ...]]:
+    """Check what can be checked of a tensor value without decoding it; return dtype, shape.
+
+    The dtype (set, not a reference, supported here), the shape (fully known,
+    non-negative) and how many values are stored against it: everything
+    `to_ndarray` would refuse except the per-tensor and total limits and the
+    range of integer values, which are checked when the value is decoded.
+    """
+    dtype = proto_dtype(proto, what)
+    if dtype.np is None:
+        raise InvalidArgumentError(f"{what}: dtype {dtype} is not supported on this install")
+    shape = proto_shape(proto, what)
+    count = limits.num_elements(shape, what)
+    name = dtype.name
+    if proto.tensor_content and name not in ("string", "resource", "variant"):
+        expected = count * dtype.itemsize
+        if len(proto.tensor_content) != expected:
+            raise InvalidArgumentError(
+                f"{what}: tensor_content holds {len(proto.tensor_content)} bytes but shape "
+                f"{list(shape)} of {name} needs {expected}"
+            )
+        return dtype, shape
+    field = _VAL_FIELD.get(name)
+    if field is None:
+        if count == 0:
+            return dtype, shape
+        raise InvalidArgumentError(f"{what}: cannot decode values of dtype {name}")
+    stored = len(getattr(proto, field))
+    if dtype.is_complex:
+        if stored % 2:
+            raise InvalidArgumentError(f"{what}: complex values need (real, imag) pairs")
+        stored //= 2
+    if stored > count:
+        raise InvalidArgumentError(
+            f"{what}: {stored} values given for shape {list(shape)} ({count} elements)"
+        )
+    return dtype, shape
+
+
+class TensorValue:
+    """A tensor-valued attr as a bound node holds it: checked, decoded on first use.
+
+    Binding a node (graph validation, output types, shape inference, the cost
+    model, placement, partitioning) needs a constant's dtype and shape, never
+    its values; an untrusted 60-byte splat can stand for gigabytes, and a
+    constant may be over the per-tensor limit yet fine to optimize or place.
+    So binding only runs `check_proto`, and the values are decoded by
+    `.value` (`to_ndarray`, with the per-tensor and total limits and errors
+    naming `what`) when someone needs them: the Const kernel's setup, constant
+    folding of small constants, shape functions reading small constants.
+
+    Attributes:
+        dtype: the value's dtype.
+        shape: its fully known shape.
+        what: who holds it, for error messages ("node 'c' (op Const), attr 'value'").
+
+    Example:
+        >>> lazy = TensorValue(from_ndarray(np.zeros((2, 3), np.float32)))
+        >>> lazy.shape, lazy.nbytes, lazy.value.tolist()[0]
+        ((2, 3), 24, [0.0, 0.0, 0.0])
+    """
+
+    __slots__ = ("_proto", "_array", "dtype", "shape", "what")
+
+    def __init__(self, proto: tensor_pb2.TensorProto, what: str = "tensor") -> None:
+        self.dtype, self.shape = check_proto(proto, what)
+        self.what = what
+        self._proto: tensor_pb2.TensorProto | None = proto
+        self._array: np.ndarray | None = None
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @property
+    def size(self) -> int:
+        return limits.num_elements(self.shape, self.what)
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes the decoded value takes as a dense array (8 per string or handle)."""
+        return self.size * (self.dtype.itemsize or 8)
+
+    @property
+    def value(self) -> np.ndarray:
+        """The decoded array, cached (a read-only view for a one-value splat).
+
+        Raises:
+            ResourceExhaustedError: over the per-tensor limit, or expanding a
+                splat of several values would go over the total limit.
+            InvalidArgumentError: an integer value out of its dtype's range.
+        """
+        array = self._array
+        if array is None:
+            with _decode_lock:
+                if self._array is None:
+                    self._array = to_ndarray(self._proto, self.what)
+                    self._proto = None  # the array now stands for it
+                array = self._array
+        return array
+
+    def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
+        # Generic numpy code (np.asarray) sees the decoded value.
+        return np.asarray(self.value, dtype=dtype)
+
+    def __repr__(self) -> str:
+        dims = ", ".join(map(str, self.shape))
+        return f"<TensorValue {self.dtype.name}[{dims}] of {self.what}>"
+
+
+# Decoding is rare (kernel setup, folding); one lock keeps a value from being decoded twice.
+_decode_lock = threading.Lock()
+
+
 def is_splat(array: np.ndarray) -> bool:
     """Whether `array` is one value broadcast to its shape (a zero-stride view).
 
@@ -152,29 +271,18 @@ def to_ndarray(proto: tensor_pb2.TensorProto, what: str = "tensor") -> np.ndarra
         >>> to_ndarray(from_ndarray(np.zeros((4096, 4096), np.float32))).strides
         (0, 0)
     """
-    dtype = proto_dtype(proto, what)
-    if dtype.np is None:
-        raise InvalidArgumentError(f"{what}: dtype {dtype} is not supported on this install")
-    shape = proto_shape(proto, what)
+    dtype, shape = check_proto(proto, what)
     count = limits.num_elements(shape, what)
     limits.check_allocation(shape, dtype.itemsize or 8, what, dtype.name)
     name = dtype.name
 
     if proto.tensor_content and name not in ("string", "resource", "variant"):
-        expected = count * dtype.itemsize
-        if len(proto.tensor_content) != expected:
-            raise InvalidArgumentError(
-                f"{what}: tensor_content holds {len(proto.tensor_content)} bytes but shape "
-                f"{list(shape)} of {name} needs {expected}"
-            )
         flat = np.frombuffer(proto.tensor_content, dtype=dtype.np.newbyteorder("<"))
         return flat.astype(dtype.np, copy=True).reshape(shape)
 
     field = _VAL_FIELD.get(name)
-    if field is None:
-        if count == 0:
-            return np.zeros(shape, dtype=dtype.np)
-        raise InvalidArgumentError(f"{what}: cannot decode values of dtype {name}")
+    if field is None:  # check_proto allows no values only for an empty tensor
+        return np.zeros(shape, dtype=dtype.np)
     values = getattr(proto, field)
     if name == "string":
         flat = np.empty(len(values), dtype=object)
@@ -186,8 +294,6 @@ def to_ndarray(proto: tensor_pb2.TensorProto, what: str = "tensor") -> np.ndarra
         flat = np.asarray(values, dtype=np.uint16).view(dtype.np)
     elif name in ("complex64", "complex128"):
         pairs = np.asarray(values, dtype=np.float32 if name == "complex64" else np.float64)
-        if pairs.size % 2:
-            raise InvalidArgumentError(f"{what}: complex values need (real, imag) pairs")
         flat = pairs[0::2] + 1j * pairs[1::2]
     else:
         flat = np.asarray(values)
@@ -196,10 +302,6 @@ def to_ndarray(proto: tensor_pb2.TensorProto, what: str = "tensor") -> np.ndarra
             if flat.min() < info.min or flat.max() > info.max:
                 raise InvalidArgumentError(f"{what}: a value is out of range for {name}")
     flat = flat.astype(dtype.np, copy=False)
-    if flat.size > count:
-        raise InvalidArgumentError(
-            f"{what}: {flat.size} values given for shape {list(shape)} ({count} elements)"
-        )
     if flat.size == count:
         return flat.reshape(shape).copy() if flat.base is not None else flat.reshape(shape)
     # Fewer values than elements: repeat the last one (TensorFlow's splat form).

@@ -370,7 +370,8 @@ class Operation:
         """An attr as a Python value (schema defaults filled in)."""
         attrs = self._node.attrs
         if name in attrs:
-            return attrs[name]
+            value = attrs[name]
+            return value.value if isinstance(value, tensor_util.TensorValue) else value
         if name in self._node.attr:
             value = self._node.attr[name]
             if value.WhichOneof("value") == "list":
@@ -958,7 +959,7 @@ def _compute_constant(tensor: Tensor) -> np.ndarray | None:
     op = tensor.op
     node = op._node
     if node.op == "Const":
-        return node.attrs["value"]
+        return node.attrs["value"].value
     if node.op in ("Shape", "Size", "Rank"):
         shape = op.inputs[0]._shape
         out_type = tensor.dtype.np

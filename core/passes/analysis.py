@@ -82,7 +82,7 @@ def _small_const_value(node: Node, opaque: Container[str]) -> np.ndarray | None:
     if shape is None or int(np.prod(shape, dtype=np.int64)) > _MAX_VALUE_ELEMENTS:
         return None
     try:
-        return node.attrs["value"]
+        return node.attrs["value"].value
     except Exception:  # noqa: BLE001 - a malformed constant has no usable value
         return None
 

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from tfx.core import dtypes, tensor_util
+from tfx.core import dtypes, limits, tensor_util
 from tfx.core.errors import TfxError
 from tfx.core.graph import Graph, Node, Output
 from tfx.protos import graph_pb2
@@ -121,29 +121,33 @@ def is_pure(node: Node) -> bool:
 def is_const(node: Node, ctx: PassContext) -> bool:
     """A Const whose value a pass may read and compute with.
 
-    Not a fed one, and not a splat (a few values standing for many) larger than
-    `ctx.max_constant_bytes`: computing with it would expand it, so the passes
-    treat it as an opaque input, as TensorFlow's grappler does with constants
-    over its size limit. Its shape is still known (`const_shape`).
+    Not a fed one, not one over the per-tensor limit (decoding it fails; the
+    error is left to run time, where a higher limit may be given), and not a
+    splat (a few values standing for many) larger than `ctx.max_constant_bytes`:
+    computing with it would expand it, so the passes treat it as an opaque
+    input, as TensorFlow's grappler does with constants over its size limit.
+    Its shape is still known (`const_shape`).
     """
-    return node.op == "Const" and not ctx.is_opaque(node) and not _large_splat(node, ctx)
+    return node.op == "Const" and not ctx.is_opaque(node) and not _too_large(node, ctx)
 
 
-def _large_splat(node: Node, ctx: PassContext) -> bool:
+def _too_large(node: Node, ctx: PassContext) -> bool:
     value = node.attr.get("value")
     if value is None or value.WhichOneof("value") != "tensor":
         return False
     tensor = value.tensor
     try:
-        return tensor_util.is_compact(tensor) and (
-            tensor_util.proto_nbytes(tensor) > ctx.max_constant_bytes
-        )
+        nbytes = tensor_util.proto_nbytes(tensor)
+        if nbytes > limits.max_tensor_bytes():
+            return True
+        return tensor_util.is_compact(tensor) and nbytes > ctx.max_constant_bytes
     except TfxError:
         return False  # malformed: binding the node reports it
 
 
 def const_value(node: Node) -> np.ndarray:
-    return node.attrs["value"]
+    """The decoded value of a Const that `is_const` accepts."""
+    return node.attrs["value"].value
 
 
 def const_shape(node: Node) -> tuple[int, ...] | None:

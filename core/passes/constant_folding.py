@@ -24,6 +24,7 @@ import numpy as np
 
 from tfx.core import dtypes
 from tfx.core.eager import run_op
+from tfx.core.errors import TfxError
 from tfx.core.graph import Graph, Node, Output
 from tfx.core.kernel_registry import find_kernel
 from tfx.core.passes.analysis import node_output_shapes, num_elements, shape_of
@@ -32,6 +33,7 @@ from tfx.core.passes.base import (
     Pass,
     PassContext,
     add_const,
+    const_value,
     is_const,
     is_pure,
     make_const_attr,
@@ -130,7 +132,10 @@ def _evaluate(node: Node, shapes: dict[Output, tuple | None], ctx: PassContext) 
         return None
     if getattr(kernel, "needs_context", False) or getattr(kernel, "blocking", False):
         return None
-    inputs = [s.node.attrs["value"] for s in node.inputs]
+    try:
+        inputs = [const_value(s.node) for s in node.inputs]
+    except TfxError:  # a constant that cannot be decoded (limits, range) fails at run time
+        return None
     input_bytes = sum(int(v.nbytes) for v in inputs)
     static = node_output_shapes(node, shapes, ctx.inputs, values=inputs)
     for shape, dtype in zip(static, node.output_types):

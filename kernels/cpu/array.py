@@ -77,6 +77,8 @@ def _paddings(paddings: np.ndarray, rank: int) -> list[list[int]]:
 @register_kernel("Const", "CPU")
 class Const(OpKernel):
     def setup(self, value, dtype, **_):
+        # Binding left the value encoded (a TensorValue); decode it once, under the limits.
+        value = value.value
         if value.dtype != dtype.np:
             raise InvalidArgumentError(
                 f"Type mismatch between value ({value.dtype}) and dtype ({dtype})"

@@ -22,7 +22,7 @@ import pytest
 from tfx.cli.main import main
 from tfx.core import dtypes, limits, tensor_util
 from tfx.core.cost_model import infer_shapes
-from tfx.core.errors import ResourceExhaustedError
+from tfx.core.errors import InvalidArgumentError, ResourceExhaustedError
 from tfx.core.graph import Graph
 from tfx.core.graph_io import load_graph
 from tfx.core.passes import PassContext
@@ -60,12 +60,12 @@ def op_node(name: str, op: str, inputs: list[str], device: str = "", **types) ->
     return node
 
 
-def bomb_graph(device: str = "") -> graph_pb2.GraphDef:
-    """y = big + one, with big a 1 GiB one-value splat."""
+def bomb_graph(device: str = "", values: tuple[float, ...] = (1.5,)) -> graph_pb2.GraphDef:
+    """y = big + one, with big a 1 GiB splat (of one value unless told)."""
     graph_def = graph_pb2.GraphDef()
     graph_def.node.extend(
         [
-            const_node("big", splat(BIG, [1.5]), device),
+            const_node("big", splat(BIG, list(values)), device),
             const_node("one", splat([], [1.0]), device),
             op_node("y", "AddV2", ["big", "one"], device),
         ]
@@ -191,15 +191,97 @@ def test_many_large_splats_load_in_little_memory() -> None:
 
     graph, peak = peak_of(load)
     assert peak < SMALL_PEAK
-    assert graph.node("c999").attrs["value"][-1] == 999.0
+    assert graph.node("c999").attrs["value"].value[-1] == 999.0
+
+
+# --- binding: tensor attrs stay encoded until read ----------------------------------------
+
+
+def test_binding_leaves_a_two_value_splat_encoded() -> None:
+    graph = Graph.from_graph_def(bomb_graph(values=(5.0, 0.0)))
+
+    def bind() -> tensor_util.TensorValue:
+        graph.validate()
+        assert graph.node("y").output_types == [dtypes.float32]
+        return graph.node("big").attrs["value"]
+
+    value, peak = peak_of(bind)
+    assert peak < SMALL_PEAK and limits.expanded_bytes() == 0
+    assert isinstance(value, tensor_util.TensorValue)
+    assert (value.dtype, value.shape, value.nbytes, value.ndim) == (dtypes.float32, tuple(BIG),
+                                                                   GIB, 2)
+    assert np.shape(value) == tuple(BIG)  # what the Const shape function reads
+
+
+def test_reading_the_value_decodes_once_under_the_limits(small_expansion_limit) -> None:
+    graph = Graph.from_graph_def(bomb_graph(values=(5.0, 0.0)))
+    graph.validate()
+    with pytest.raises(ResourceExhaustedError, match="node 'big' \\(op Const\\), attr 'value'"):
+        _ = graph.node("big").attrs["value"].value  # 1 GiB over the 1 MiB total
+    small = tensor_util.TensorValue(splat([4, 4], [5.0, 0.0]), "small")
+    first = small.value
+    assert first is small.value  # cached: kernels and passes share one array
+    np.testing.assert_array_equal(first.reshape(-1)[:3], [5.0, 0.0, 0.0])
+
+
+def test_a_const_over_the_tensor_limit_binds_and_fails_when_run(
+    capsys, tmp_path: Path, half_gib_tensor_limit
+) -> None:
+    graph = Graph.from_graph_def(bomb_graph())
+    graph.validate()  # dtype and shape are all binding needs
+    with pytest.raises(ResourceExhaustedError, match="over the limit of 536870912 bytes"):
+        _ = graph.node("big").attrs["value"].value
+    code, _, err = tfx(capsys, "run", write(tmp_path / "g.pb", bomb_graph()), "--fetch", "y")
+    assert code == 1 and err.count("node 'big' (op Const)") == 1, err
+
+
+@pytest.mark.parametrize(
+    "edit, message",
+    [
+        (lambda t: setattr(t, "tensor_content", b"\0" * 12), "tensor_content holds 12 bytes"),
+        (lambda t: t.float_val.extend([1.0] * 5), "5 values given for shape"),
+        (lambda t: t.tensor_shape.dim.add().CopyFrom(tensor_pb2.TensorShapeProto.Dim(size=-1)),
+         "fully known shape"),
+        (lambda t: setattr(t, "dtype", 0), "no dtype"),
+    ],
+    ids=["content-size", "too-many-values", "unknown-dim", "no-dtype"],
+)
+def test_malformed_constants_still_fail_when_bound(edit, message: str) -> None:
+    proto = splat([2, 2], [])
+    edit(proto)
+    graph_def = graph_pb2.GraphDef()
+    graph_def.node.append(const_node("bad", proto))
+    graph_def.node[0].attr["dtype"].type = dtypes.float32.enum
+    with pytest.raises(InvalidArgumentError, match=message):
+        Graph.from_graph_def(graph_def).validate()
 
 
 # --- the shape-only commands --------------------------------------------------------------
 
 
-def test_inspect_optimize_place_and_partition_stay_small(capsys, tmp_path: Path) -> None:
-    graph = write(tmp_path / "bomb.pb", bomb_graph())
-    placed_input = write(tmp_path / "bomb_placed.pb", bomb_graph(CPU0))
+@pytest.fixture
+def half_gib_tensor_limit() -> Iterator[None]:
+    previous = limits.set_max_tensor_bytes(512 << 20)
+    yield
+    limits.set_max_tensor_bytes(previous)
+
+
+@pytest.mark.parametrize(
+    "values, limit",
+    [
+        ((1.5,), None),  # a view when decoded, but never decoded
+        ((5.0, 0.0), None),  # would be expanded to 1 GiB if decoded
+        ((1.5,), "half_gib_tensor_limit"),  # over the per-tensor limit: fine to transform
+    ],
+    ids=["one-value", "two-values", "over-the-limit"],
+)
+def test_inspect_optimize_place_and_partition_stay_small(
+    capsys, tmp_path: Path, request: pytest.FixtureRequest, values: tuple, limit: str | None
+) -> None:
+    if limit:
+        request.getfixturevalue(limit)
+    graph = write(tmp_path / "bomb.pb", bomb_graph(values=values))
+    placed_input = write(tmp_path / "bomb_placed.pb", bomb_graph(CPU0, values))
     commands = {
         "inspect": ["inspect", graph, "--json"],
         "optimize": ["optimize", graph, "-o", str(tmp_path / "opt.pb")],
@@ -222,7 +304,8 @@ def test_inspect_optimize_place_and_partition_stay_small(capsys, tmp_path: Path)
         assert path.stat().st_size < 4096  # the constant stays a splat
         nodes = {n.name: n for n in load_graph(str(path)).node}
         value = nodes["big"].attr["value"].tensor
-        assert [d.size for d in value.tensor_shape.dim] == BIG and list(value.float_val) == [1.5]
+        assert [d.size for d in value.tensor_shape.dim] == BIG
+        assert list(value.float_val) == list(values)
         assert nodes["y"].op == "AddV2"
 
 
@@ -291,7 +374,7 @@ def test_folding_never_expands_a_large_splat() -> None:
     ops = {n.name: n.op for n in graph}
     assert ops["y"] == "AddV2" and ops["total"] == "Sum"  # would read all of big: left to run
     assert ops["shape"] == "Const"  # a static shape needs no value
-    np.testing.assert_array_equal(graph.node("shape").attrs["value"], BIG)
+    np.testing.assert_array_equal(graph.node("shape").attrs["value"].value, BIG)
     small_y = graph.node("small_y")
     assert small_y.op == "Const"
     assert list(small_y.attr["value"].tensor.float_val) == [3.0]  # folded small, still a splat
