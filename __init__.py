@@ -65,6 +65,7 @@ from tfx.core.api.array_api import (
     pad,
     range,  # noqa: A004 - TensorFlow's name
     rank,
+    repeat,
     reshape,
     reverse,
     reverse_sequence,
@@ -154,6 +155,7 @@ from tfx.core.api.math_api import (
     atan,
     atan2,
     atanh,
+    bincount,
     cast,
     ceil,
     clip_by_average_norm,
@@ -275,6 +277,7 @@ from tfx.core.api.random_api import (
     truncated_normal,
 )
 from tfx.core.api.session_api import InteractiveSession, Session, get_default_session
+from tfx.core.api.sort_api import argsort, sort
 from tfx.core.api.state_api import (
     Variable,
     all_variables,
@@ -305,6 +308,7 @@ from tfx.core.api.state_api import (
     trainable_variables,
     variables_initializer,
 )
+from tfx.core.api.tensor_proto_api import make_ndarray, make_tensor_proto
 from tfx.core.api.train_api import clip_by_global_norm, global_norm
 from tfx.core.dtypes import (
     DType,
@@ -392,6 +396,7 @@ __all__ = [
     "arg_min",
     "argmax",
     "argmin",
+    "argsort",
     "as_dtype",
     "asin",
     "asinh",
@@ -404,6 +409,7 @@ __all__ = [
     "batch_to_space",
     "batch_to_space_nd",
     "bfloat16",
+    "bincount",
     "bitcast",
     "bool",
     "bool_",
@@ -531,6 +537,8 @@ __all__ = [
     "logical_not",
     "logical_or",
     "logical_xor",
+    "make_ndarray",
+    "make_tensor_proto",
     "math",
     "matmul",
     "matrix_band_part",
@@ -589,6 +597,7 @@ __all__ = [
     "reduce_prod",
     "reduce_sum",
     "RegisterGradient",
+    "repeat",
     "report_uninitialized_variables",
     "reset_default_graph",
     "reshape",
@@ -631,6 +640,7 @@ __all__ = [
     "sinh",
     "size",
     "slice",
+    "sort",
     "space_to_batch",
     "space_to_batch_nd",
     "space_to_depth",

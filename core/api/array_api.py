@@ -813,3 +813,86 @@ def dimension_value(dimension: int | None) -> int | None:
     """The int (or None) of a dim of a TensorShape: tfx's dims are plain ints already, as in
     TensorFlow 2's shapes, so this returns `dimension`."""
     return dimension
+
+
+def _tile_one_dimension(data: Tensor, axis: int, multiple: Any) -> Tensor:
+    if data.shape.ndims is not None:
+        multiples: Any = [1] * data.shape.ndims
+        multiples[axis] = multiple
+        multiples = stack(multiples) if isinstance(multiple, Tensor) else multiples
+    else:
+        ones_value = ones(rank(data), dtypes.int32)
+        multiples = concat([ones_value[:axis], reshape(multiple, [1]), ones_value[axis + 1:]],
+                           axis=0)
+    return tile(data, multiples)
+
+
+def repeat(input: Any, repeats: Any, axis: int | None = None, name: str | None = None) -> Tensor:
+    """Each entry of `input` repeated along `axis` (TensorFlow's graph-mode construction:
+    Tile, then a SequenceMask'd BooleanMask when the repeats differ).
+
+    Args:
+        input: A tensor; flattened first when `axis` is None.
+        repeats: An int scalar, or a vector with one count per entry along `axis`.
+        axis: A Python int, or None.
+        name: A name scope for the ops (default "Repeat").
+
+    Returns:
+        `input` with `axis` lengthened to the sum of the repeats.
+
+    Example:
+        >>> repeat([[1, 2], [3, 4]], repeats=[2, 3], axis=0)   # rows 1,2 twice, 3,4 thrice
+    """
+    from tfx.core.api.math_api import maximum, multiply, reduce_max, reduce_sum
+
+    if axis is None:
+        input = reshape(input, [-1])
+        axis = 0
+    if not isinstance(axis, int):
+        raise TypeError(f"Argument `axis` must be an int. Received `axis` = {axis} of type "
+                        f"{type(axis).__name__}")
+    with name_scope(name, "Repeat", [input, repeats]):
+        data = convert_to_tensor(input, name="data")
+        repeats = convert_to_tensor(repeats, name="repeats")
+        if not repeats.dtype.is_integer:
+            raise TypeError(f"repeats must be an integer tensor, not {repeats.dtype.name}")
+        if repeats.shape.ndims is not None and repeats.shape.ndims > 1:
+            raise ValueError(f"repeats must have rank at most 1, got shape {repeats.shape}")
+        if data.shape.ndims == 0:
+            data = stack([data])
+        data_shape = shape(data, out_type=repeats.dtype)
+        ndims = data.shape.ndims
+        if ndims is not None:
+            if not -ndims <= axis < ndims:
+                raise ValueError(f"axis={axis} out of bounds: expected {-ndims}<=axis<{ndims}")
+            axis %= ndims
+        elif axis < 0:
+            raise ValueError("axis may not be negative when the rank of `input` is unknown")
+        if repeats.shape.num_elements() == 1:
+            repeats = reshape(repeats, [])
+            tiled = _tile_one_dimension(expand_dims(data, axis + 1), axis + 1, repeats)
+            size = reshape(multiply(repeats, data_shape[axis]), [1])
+            return reshape(tiled, concat([data_shape[:axis], size, data_shape[axis + 1:]], 0))
+        counts = constant_value(repeats)
+        repeats = broadcast_to(repeats, reshape(data_shape[axis], [1]))
+        original = repeats
+        if axis > 0:
+            # One count per entry of the dims up to `axis`, so the mask covers them all.
+            repeats = broadcast_to(repeats, data_shape[:axis + 1])
+        max_repeat = maximum(constant(0, dtype=repeats.dtype, name="zero"),
+                             reduce_max(repeats))
+        mask = sequence_mask(repeats, max_repeat)
+        tiled = _tile_one_dimension(expand_dims(data, axis + 1), axis + 1, max_repeat)
+        result = boolean_mask(tiled, mask)
+        if axis > 0:
+            size = reshape(reduce_sum(original), [1])
+            result = reshape(result, concat([data_shape[:axis], size, data_shape[axis + 1:]], 0))
+        if ndims is not None:
+            # As TensorFlow's: past axis 0 the reshape's constant size gives the repeated
+            # axis's length, when the repeats are constant and the axis length is known.
+            dims = data.shape.as_list()
+            length = None
+            if axis > 0 and counts is not None and dims[axis] is not None:
+                length = int(np.sum(np.broadcast_to(counts, [dims[axis]])))
+            result.set_shape(dims[:axis] + [length] + dims[axis + 1:])
+        return result

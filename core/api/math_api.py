@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from tfx.core import dtypes
-from tfx.core.api.graph_builder import Tensor, name_scope
+from tfx.core.api.graph_builder import Tensor, constant_value, name_scope
 from tfx.core.api.ops_api import apply_op, constant, convert_to_tensor
 
 # The tf.math names implemented here; `tfx.math` (see tfx/__init__.py) is exactly these and
@@ -38,6 +38,7 @@ __all__ = [
     "atan",
     "atan2",
     "atanh",
+    "bincount",
     "ceil",
     "conj",
     "cos",
@@ -649,6 +650,61 @@ def unsorted_segment_sqrt_n(data: Any, segment_ids: Any, num_segments: Any,
         segment_ids = convert_to_tensor(segment_ids)
         n = _unsorted_segment_n(data, segment_ids, num_segments)
         return truediv(unsorted_segment_sum(data, segment_ids, num_segments), sqrt(n))
+
+
+def bincount(arr: Any, weights: Any = None, minlength: Any = None, maxlength: Any = None,
+             dtype: Any = dtypes.int32, name: str | None = None) -> Tensor:
+    """How often each value in [0, size) occurs in `arr`, or the sum of its `weights`.
+
+    The size is `max(arr) + 1` (0 for an empty `arr`), raised to `minlength` and capped at
+    `maxlength`; values at or past it are dropped. Built as TensorFlow builds it, with the
+    `Bincount` op doing the counting (TensorFlow 2's graph uses `DenseBincount`, which gives
+    the same values).
+
+    Args:
+        arr: A tensor of non-negative integers (other types are cast to int32).
+        weights: None, or a tensor of `arr`'s shape (int32, int64, float32 or float64).
+        minlength: The least output length.
+        maxlength: The most output length.
+        dtype: The output type when `weights` is None.
+        name: A name scope for the ops (default "bincount").
+
+    Returns:
+        A vector of `weights`' type (or `dtype`).
+
+    Example:
+        >>> bincount([1, 1, 3], minlength=5)   # [0, 2, 0, 1, 0]
+    """
+    from tfx.core.api.array_api import reshape, size
+
+    with name_scope(name or "bincount"):
+        arr = convert_to_tensor(arr, name="arr")
+        if weights is not None:
+            weights = convert_to_tensor(weights, name="weights")
+        arr = cast(arr, dtypes.int32)  # the Bincount op counts int32 values
+        nonempty = greater(size(arr), 0)
+        output_size = multiply(cast(nonempty, dtypes.int32), add(reduce_max(arr), 1))
+        if minlength is not None:
+            minlength = convert_to_tensor(minlength, name="minlength", dtype=dtypes.int32)
+            output_size = maximum(minlength, output_size)
+        if maxlength is not None:
+            maxlength = convert_to_tensor(maxlength, name="maxlength", dtype=dtypes.int32)
+            output_size = minimum(maxlength, output_size)
+        if weights is None:
+            weights = constant([], dtype=dtypes.as_dtype(dtype))
+        else:
+            weights = reshape(weights, [-1])
+        bins = apply_op("Bincount", arr=reshape(arr, [-1]), size=output_size, weights=weights)
+        # TensorFlow's shape inference folds the size when arr and the bounds are constant.
+        values = [constant_value(t) for t in (arr, minlength, maxlength) if t is not None]
+        if all(v is not None for v in values):
+            length = int(values[0].max()) + 1 if values[0].size else 0
+            if minlength is not None:
+                length = builtins.max(int(values[1]), length)
+            if maxlength is not None:
+                length = builtins.min(int(values[-1]), length)
+            bins.set_shape([length])
+        return bins
 
 
 def count_nonzero(input_tensor: Any = None, axis: Any = None, keepdims: bool | None = None,
