@@ -38,8 +38,8 @@ SHARED_OPS = (
     "LogicalAnd", "LogicalOr", "LogicalNot", "Select", "SelectV2",
     # neural network
     "Relu", "Relu6", "Elu", "LeakyRelu", "Softplus", "BiasAdd", "Softmax", "LogSoftmax",
-    "ReluGrad", "SoftmaxCrossEntropyWithLogits", "MatMul", "BatchMatMulV2", "Conv2D", "DepthwiseConv2dNative", "MaxPool",
-    "AvgPool",
+    "ReluGrad", "SoftmaxCrossEntropyWithLogits", "MatMul", "BatchMatMulV2", "Conv2D",
+    "DepthwiseConv2dNative", "MaxPool", "AvgPool",
     # reductions
     "Sum", "Mean", "Max", "Min", "Prod", "All", "Any", "ArgMax", "ArgMin", "Cumsum", "Cumprod",
     # shapes and copies
