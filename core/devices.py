@@ -364,7 +364,9 @@ class DeviceSet:
         if not any(d.device_type == "CPU" for d in devices):
             devices.insert(0, _default_device(DeviceName.parse("cpu:0").with_defaults()))
         links = {**_default_links(devices), **self.links}
-        ready = [replace(d, local=True, kernels="GPU") if d in gpus else d for d in devices]
+        # A GPU's memory is what it has: placement keeps each GPU's peak within it.
+        ready = [replace(d, local=True, kernels="GPU", memory=gpu_memory(d.name))
+                 if d in gpus else d for d in devices]
         return DeviceSet(ready, links, self.client if len(devices) == len(self) else "")
 
     # --- construction -------------------------------------------------------------------
@@ -743,6 +745,11 @@ def gpu_count(device: str = "GPU") -> int:
         return int(cupy.cuda.runtime.getDeviceCount())
     except Exception:  # noqa: BLE001 - CUDARuntimeError, or a driver missing altogether
         return 0
+
+
+def gpu_memory(device: str) -> float:
+    """The total memory in bytes of this machine's GPU `device`, as CUDA reports it."""
+    return float(local_gpu(device).context.mem_info[1])
 
 
 _GPUS: dict[str, GPUDevice] = {}

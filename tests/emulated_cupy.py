@@ -153,6 +153,11 @@ class _Device:
     def use(self) -> None:
         EMULATED.current[:] = [self.id]
 
+    @property
+    def mem_info(self) -> tuple[int, int]:
+        """(free, total) bytes: an emulated 8 GiB card."""
+        return EMULATED.memory // 2, EMULATED.memory
+
 
 class EmulatedCupy(types.ModuleType):
     """The module: `asarray`, `asnumpy`, `empty`, `ndarray`, `cuda`, counters."""
@@ -160,6 +165,7 @@ class EmulatedCupy(types.ModuleType):
     def __init__(self, gpus: int = 1) -> None:
         super().__init__("cupy")
         self.gpus = gpus
+        self.memory = 8 << 30
         self.to_device = 0
         self.to_host = 0
         self.current: list[int] = []

@@ -20,7 +20,7 @@ import tfx as tf
 from tfx.core import devices as devices_module
 from tfx.core.devices import DeviceSet, GPUDevice
 from tfx.core.eager import make_node_def, run_op
-from tfx.core.errors import InvalidArgumentError, UnimplementedError
+from tfx.core.errors import InvalidArgumentError, ResourceExhaustedError, UnimplementedError
 from tfx.core.executor import StepState
 from tfx.core.graph_io import load_graph
 from tfx.core.kernel_registry import find_kernel
@@ -51,6 +51,24 @@ def test_a_local_gpu_becomes_runnable_with_its_gpu_kernels(gpu_cupy) -> None:
     assert gpu.local and gpu.kernels == "GPU" and ready.client == CPU0
     assert ready.link(CPU0, GPU0) == DeviceSet.from_names("cpu:0,gpu:0").link(CPU0, GPU0)
     assert gpu.supports("MatMul") and not gpu.supports("FIFOQueueV2")
+    assert gpu.memory == devices_module.local_gpu(GPU0).context.mem_info[1]  # the card's own
+
+
+def test_placement_keeps_within_the_gpus_own_memory(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(devices_module, "_GPUS", {})
+    emulated_cupy.install(monkeypatch).memory = 1 << 20  # a 1 MiB card
+    graph = tf.Graph()
+    with graph.as_default():
+        x = tf.placeholder(tf.float32, [1024, 1024], name="x")
+        tf.matmul(x, x, name="y")
+    with MultiDeviceSession(graph.as_graph_def(), devices="cpu:0,gpu:0") as sess:
+        assert {n.device for n in sess.graph} == {CPU0}  # 4 MiB tensors: not on the GPU
+    pinned = graph.as_graph_def()
+    for node in pinned.node:
+        node.device = "/device:GPU:0"
+    with pytest.raises(ResourceExhaustedError, match=r"node 'x' \(op Placeholder\) fits on no "
+                       r"device: it needs 4194304 bytes more.*GPU:0 \(0 of 1048576 bytes"):
+        MultiDeviceSession(pinned, devices="cpu:0,gpu:0")
 
 
 def test_a_gpu_alone_gets_a_cpu_for_the_client_and_the_other_ops(gpu_cupy) -> None:
