@@ -16,6 +16,10 @@ node and per op type, as TensorFlow's benchmark_model reports them, and
 `OpProfile.cost_profile()` writes the measured per-node costs in the
 `tfx-profile` format the placer reads.
 
+A GPU kernel's slice ends when the GPU has finished its work (the kernel's
+`synchronize`), not when its launch returns, which is all a traced step waits
+for beyond an untraced one.
+
 `with recording(trace):` traces every step the process runs meanwhile, in any
 session and on any thread (a multi-device step's partitions too): the executor
 then runs each plan's traced copy, made once per plan by `instrument`, whose
@@ -353,12 +357,16 @@ class _TracedKernel:
         self.kernel = kernel
         self._report = (name, op, device)
         self._tracer = tracer
+        # A GPU kernel returns when its work is queued: wait for it, so the slice is the work.
+        self._synchronize = getattr(kernel, "synchronize", None)
         for flag in ("expensive", "blocking", "needs_context"):
             setattr(self, flag, getattr(kernel, flag, False))
 
     def compute(self, *args: Any) -> Any:
         start = time.perf_counter_ns()
         outputs = self.kernel.compute(*args)
+        if self._synchronize is not None:
+            self._synchronize()
         end = time.perf_counter_ns()
         name, op, device = self._report
         self._tracer(name, op, device, start, end, outputs)

@@ -153,6 +153,9 @@ class _Device:
     def use(self) -> None:
         EMULATED.current[:] = [self.id]
 
+    def synchronize(self) -> None:
+        EMULATED.synchronized += 1
+
     @property
     def mem_info(self) -> tuple[int, int]:
         """(free, total) bytes: an emulated 8 GiB card."""
@@ -166,6 +169,7 @@ class EmulatedCupy(types.ModuleType):
         super().__init__("cupy")
         self.gpus = gpus
         self.memory = 8 << 30
+        self.synchronized = 0
         self.to_device = 0
         self.to_host = 0
         self.current: list[int] = []

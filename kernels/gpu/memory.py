@@ -72,6 +72,10 @@ class OnGPU:
         self._output_on_host = tuple(op in HOST_MEMORY_OUTPUTS or t.base in HOST_TYPES
                                      for t in output_types)
 
+    def synchronize(self) -> None:
+        """Wait until the GPU has done the work queued so far (for timing a kernel)."""
+        self._gpu.context.synchronize()
+
     def compute(self, *args: Any) -> tuple:
         gpu = self._gpu
         context = args[:1] if self.needs_context else ()

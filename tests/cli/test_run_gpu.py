@@ -53,3 +53,20 @@ def test_a_graph_placed_for_a_gpu_runs_there(gpu_cupy, capsys: pytest.CaptureFix
     on_gpu = json.loads(out)
     code, out, err = tfx_cli(capsys, "run", graph, *args)
     assert code == 0 and json.loads(out) == on_gpu
+
+
+def test_a_trace_of_a_gpu_step_times_the_work_not_the_launch(
+        capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+        tmp_path: Path) -> None:
+    from tfx.core import devices
+
+    monkeypatch.setattr(devices, "_GPUS", {})
+    cupy = emulated_cupy.install(monkeypatch)
+    feed, trace = tmp_path / "x.npy", tmp_path / "trace.json"
+    np.save(feed, np.load(DATA / "mlp_frozen.inputs.npz")["x"])
+    code, _, err = tfx_cli(capsys, "run", str(DATA / "mlp_frozen.pb"), "--feed", f"x:0={feed}",
+                           "--devices", "cpu:0,gpu:0", "--trace", str(trace))
+    assert code == 0, err
+    slices = [e for e in json.loads(trace.read_text())["traceEvents"] if e.get("ph") == "X"]
+    on_gpu = [e for e in slices if "GPU:0" in json.dumps(e)]
+    assert on_gpu and cupy.synchronized >= len(on_gpu)  # each GPU kernel waited for
