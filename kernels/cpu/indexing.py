@@ -13,6 +13,7 @@ import math
 
 import numpy as np
 
+from tfx.core.arrays import as_array, namespace
 from tfx.core.dtypes import NUMBERS, REALS
 from tfx.core.errors import InvalidArgumentError
 from tfx.core.limits import check_allocation
@@ -31,7 +32,7 @@ def _check_range(indices: np.ndarray, limit: int, what: str = "indices") -> None
     """Raise unless every index is in [0, limit)."""
     if indices.size and (indices.min() < 0 or indices.max() >= limit):
         first = int(np.flatnonzero((indices < 0) | (indices >= limit))[0])
-        value = indices.reshape(-1)[first]
+        value = int(indices.reshape(-1)[first])
         raise InvalidArgumentError(
             f"{what}{_position(first, indices.shape)} = {value} is not in [0, {limit})"
         )
@@ -132,17 +133,18 @@ def gather(params: np.ndarray, indices: np.ndarray, axis: int, batch_dims: int) 
     out_shape = params.shape[:axis] + indices.shape[batch_dims:] + params.shape[axis + 1:]
     if 0 in out_shape:
         # As TensorFlow: an empty result reads nothing, so its indices are not checked.
-        return zeros(out_shape, params.dtype)
+        return zeros(out_shape, params.dtype, like=params)
     _check_range(indices, size)
     if batch_dims == 0:
         # Indices are checked above; "clip" skips numpy's second bounds check.
-        return np.asarray(np.take(params, indices, axis=axis, mode="clip"))
+        return as_array(np.take(params, indices, axis=axis, mode="clip"))
     batch = params.shape[:batch_dims]
     outer = params.shape[batch_dims:axis]
     inner = params.shape[axis + 1:]
     b, o, j = math.prod(batch), math.prod(outer), math.prod(indices.shape[batch_dims:])
     folded = params.reshape(b, o, size, math.prod(inner))
-    picked = folded[np.arange(b)[:, None, None], np.arange(o)[None, :, None],
+    xp = namespace(params)
+    picked = folded[xp.arange(b)[:, None, None], xp.arange(o)[None, :, None],
                     indices.reshape(b, j)[:, None, :]]
     return picked.reshape(batch + outer + indices.shape[batch_dims:] + inner)
 

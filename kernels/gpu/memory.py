@@ -46,6 +46,10 @@ HOST_MEMORY_INPUTS: dict[str, frozenset[int]] = {
         "Split": {0}, "SplitV": {1, 2}, "ReverseV2": {1}, "Range": {0, 1, 2}, "Switch": {1},
     }.items()
 }
+# Integer arguments a GPU kernel reads on the device, int32 included: a gather's indices.
+DEVICE_MEMORY_INPUTS: dict[str, frozenset[int]] = {
+    "GatherV2": frozenset({1}), "Gather": frozenset({1}),
+}
 # Ops whose outputs are shapes and sizes: on the host whatever their type.
 HOST_MEMORY_OUTPUTS = frozenset({"Shape", "ShapeN", "Size", "Rank"})
 
@@ -64,9 +68,11 @@ class OnGPU:
         super().__init__(name, op, attrs, input_types, output_types, device)
         self._gpu = local_gpu(device)
         slots = HOST_MEMORY_INPUTS.get(op, frozenset())
+        on_device = DEVICE_MEMORY_INPUTS.get(op, frozenset())
         count = len(input_types)
         self._input_on_host = tuple(
-            self.inputs_on_host or t.base in HOST_TYPES or i in slots or i - count in slots
+            self.inputs_on_host or i in slots or i - count in slots
+            or (t.base in HOST_TYPES and i not in on_device)
             for i, t in enumerate(input_types)
         )
         self._output_on_host = tuple(op in HOST_MEMORY_OUTPUTS or t.base in HOST_TYPES

@@ -192,9 +192,10 @@ def test_each_gpu_op_matches_the_cpu(gpu_cupy) -> None:
     for name in STEP_CASES:
         corpus_ops |= {n.op for n in load_graph(str(DATA / f"{name}.pb")).node}
     # Not built by tfx's API: Add (TensorFlow 1.x graphs; AddV2's kernel), PreventGradient
-    # (Identity's), ControlTrigger (NoOp's), PlaceholderV2 (Placeholder's); Rank is folded
-    # when the graph is built. (The optimizer updates have a test of their own.)
-    not_built = {"Add", "PreventGradient", "ControlTrigger", "PlaceholderV2", "Rank",
+    # (Identity's), ControlTrigger (NoOp's), PlaceholderV2 (Placeholder's), Gather (GatherV2's
+    # gather); Rank is folded when the graph is built. (The optimizer updates have a test of
+    # their own.)
+    not_built = {"Add", "PreventGradient", "ControlTrigger", "PlaceholderV2", "Gather", "Rank",
                  *TRAINING_OPS}
     untested = set(SHARED_OPS) - corpus_ops - ran_on_gpu - not_built
     assert not untested
@@ -321,6 +322,35 @@ def test_run_op_runs_one_op_on_the_gpu(gpu_cupy) -> None:
     assert isinstance(out, gpu_cupy.ndarray)
     np.testing.assert_array_equal(devices_module.local_gpu(GPU0).copy_to_host(out),
                                   np.ones((2, 3)))
+
+
+def test_gathers_on_a_gpu_read_their_indices_there(gpu_cupy) -> None:
+    graph = tf.Graph()
+    with graph.as_default(), graph.device("/device:GPU:0"):
+        params = tf.placeholder(tf.float32, [3, 4, 2], name="params")
+        ids = tf.placeholder(tf.int32, [None], name="ids")
+        outputs = [
+            tf.gather(params, ids), tf.gather(params, tf.cast(ids, tf.int64), axis=1),
+            tf.gather(params, [[0, 2], [1, 1], [3, 0]], axis=1, batch_dims=1),
+            tf.gather(params, ids[:0]),
+        ]
+    names = [t.name for t in outputs]
+    feeds = {"params:0": np.arange(24, dtype=np.float32).reshape(3, 4, 2), "ids:0": [2, 0, 2]}
+    with tfx.Session(graph=graph) as sess:
+        want = sess.run(names, feeds)
+    with MultiDeviceSession(graph.as_graph_def(), devices="cpu:0,gpu:0",
+                            soft_placement=True) as sess:
+        got = sess.run(names, feeds)
+        gathers = [n for n in sess.graph if n.op == "GatherV2"]
+        assert gathers and all(n.device == GPU0 for n in gathers)
+        kernels = {n.name: n.kernel for job in next(iter(sess.steps.values())).jobs
+                   for n in job.prepared.plan.nodes}
+        assert kernels[gathers[0].name]._input_on_host == (False, False, True)
+        with pytest.raises(InvalidArgumentError, match=r"indices\[1\] = 7 is not in \[0, 3\)"):
+            sess.run(names[0], {**feeds, "ids:0": [0, 7]})
+    for name, w_, g in zip(names, want, got):
+        assert g.shape == w_.shape, name
+        np.testing.assert_array_equal(g, w_, err_msg=name)
 
 
 def test_int32_tensors_stay_in_host_memory(gpu_cupy) -> None:
