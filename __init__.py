@@ -255,6 +255,7 @@ from tfx.core.api.math_api import (
 from tfx.core.api.math_api import div_python2 as div
 from tfx.core.api.ops_api import (
     add_to_collections,
+    as_dtype,
     constant,
     convert_to_tensor,
     get_collection_ref,
@@ -312,7 +313,6 @@ from tfx.core.api.tensor_proto_api import make_ndarray, make_tensor_proto
 from tfx.core.api.train_api import clip_by_global_norm, global_norm
 from tfx.core.dtypes import (
     DType,
-    as_dtype,
     bfloat16,
     bool_,
     complex64,

@@ -40,9 +40,12 @@ newaxis = None
 # --- shapes ----------------------------------------------------------------------------
 
 
-def shape(input: Any, name: str | None = None, out_type: Any = dtypes.int32) -> Tensor:
-    """The shape of `input` as a 1-D tensor (a Const when statically known)."""
-    out_type = dtypes.as_dtype(out_type)
+def shape(input: Any, name: str | None = None, out_type: Any = None) -> Tensor:
+    """The shape of `input` as a 1-D tensor (a Const when statically known).
+
+    `out_type` None means int32, as TensorFlow 1.x.
+    """
+    out_type = dtypes.as_dtype(out_type) if out_type is not None else dtypes.int32
     with name_scope(name, "Shape", [input]) as scope:
         x = convert_to_tensor(input)
         if x.shape.is_fully_defined():
@@ -63,8 +66,10 @@ def rank(input: Any, name: str | None = None) -> Tensor:
         return apply_op("Rank", input=x, name=scope)
 
 
-def size(input: Any, name: str | None = None, out_type: Any = dtypes.int32) -> Tensor:
-    out_type = dtypes.as_dtype(out_type)
+def size(input: Any, name: str | None = None, out_type: Any = None) -> Tensor:
+    """The number of elements of `input` (a Const when statically known); `out_type` None
+    means int32, as TensorFlow 1.x."""
+    out_type = dtypes.as_dtype(out_type) if out_type is not None else dtypes.int32
     with name_scope(name, "Size", [input]) as scope:
         x = convert_to_tensor(input)
         if x.shape.is_fully_defined():

@@ -223,8 +223,10 @@ def _same_structure(a: Any, b: Any) -> bool:
 # --- cond -----------------------------------------------------------------------------------
 
 
-def cond(pred: Any, true_fn: Callable[[], Any], false_fn: Callable[[], Any],
-         name: str | None = None) -> Any:
+def cond(pred: Any, true_fn: Callable[[], Any] | None = None,
+         false_fn: Callable[[], Any] | None = None, strict: bool = False,
+         name: str | None = None, fn1: Callable[[], Any] | None = None,
+         fn2: Callable[[], Any] | None = None) -> Any:
     """`true_fn()` if `pred` else `false_fn()`, decided when the graph runs.
 
     Both branches are built once; only the ops of the taken branch run. The
@@ -234,7 +236,11 @@ def cond(pred: Any, true_fn: Callable[[], Any], false_fn: Callable[[], Any],
         pred: a scalar bool tensor.
         true_fn: builds the branch taken when `pred` is true.
         false_fn: builds the other branch.
+        strict: when False (TensorFlow 1.x's default), a branch result that is a
+            list or tuple of one element is unpacked to that element, recursively.
         name: the name scope (default "cond").
+        fn1: deprecated alias of `true_fn`.
+        fn2: deprecated alias of `false_fn`.
 
     Returns:
         The `Merge` of the branch results, in the structure the branches return.
@@ -242,8 +248,19 @@ def cond(pred: Any, true_fn: Callable[[], Any], false_fn: Callable[[], Any],
     Example:
         >>> r = cond(x < 0.0, lambda: -x, lambda: x)
     """
-    if not callable(true_fn) or not callable(false_fn):
-        raise TypeError("cond: true_fn and false_fn must be callables")
+    if fn1 is not None:
+        if true_fn is not None:
+            raise TypeError("cond(): 'true_fn' and 'fn1' may not be set simultaneously.")
+        true_fn = fn1
+    if fn2 is not None:
+        if false_fn is not None:
+            raise TypeError("cond(): 'false_fn' and 'fn2' may not be set simultaneously.")
+        false_fn = fn2
+    for arg, fn in (("true_fn", true_fn), ("false_fn", false_fn)):
+        if fn is None:
+            raise TypeError(f"cond(): '{arg}' argument required")
+        if not callable(fn):
+            raise TypeError(f"'{arg}' must be callable.")
     graph = get_default_graph()
     with graph.as_default(), name_scope(name, "cond", [pred]):
         pred = convert_to_tensor(pred)
@@ -262,6 +279,8 @@ def cond(pred: Any, true_fn: Callable[[], Any], false_fn: Callable[[], Any],
                 out = fn()
                 if out is None:
                     raise ValueError("cond: a branch returned None; it must return tensors")
+                if not strict:
+                    out = _unpack_if_singleton(out)
                 flat = [_branch_output(ctx, v) for v in _flatten(out)]
             graph.add_to_collection(GraphKeys.COND_CONTEXT, ctx)
             results.append((out, flat))
@@ -276,6 +295,12 @@ def cond(pred: Any, true_fn: Callable[[], Any], false_fn: Callable[[], Any],
                                 f"and {f.dtype.base} ({f.name!r})")
             merged.append(merge([f, t])[0])
         return _pack_like(true_out, merged)
+
+
+def _unpack_if_singleton(value: Any) -> Any:
+    while isinstance(value, (list, tuple)) and len(value) == 1:
+        value = value[0]
+    return value
 
 
 def _branch_output(ctx: ControlFlowContext, value: Any) -> Tensor:

@@ -1059,8 +1059,9 @@ def control_dependencies(control_inputs: Iterable[Any] | None):
     return get_default_graph().control_dependencies(control_inputs)
 
 
-def device(spec: str | Callable[[Operation], str] | None):
-    return get_default_graph().device(spec)
+def device(device_name_or_function: str | Callable[[Operation], str] | None):
+    """`tf.device`: the default graph's device scope (a name, a spec or a function of the op)."""
+    return get_default_graph().device(device_name_or_function)
 
 
 def colocate_with(op: Any, ignore_existing: bool = False):
@@ -1071,5 +1072,6 @@ def add_to_collection(name: str, value: Any) -> None:
     get_default_graph().add_to_collection(name, value)
 
 
-def get_collection(name: str, scope: str | None = None) -> list:
-    return get_default_graph().get_collection(name, scope)
+def get_collection(key: str, scope: str | None = None) -> list:
+    """`tf.get_collection`: the default graph's collection `key`, filtered by `scope`."""
+    return get_default_graph().get_collection(key, scope)

@@ -295,21 +295,38 @@ def clip_by_value(t: Any, clip_value_min: Any, clip_value_max: Any,
 
 def matmul(a: Any, b: Any, transpose_a: bool = False, transpose_b: bool = False,
            adjoint_a: bool = False, adjoint_b: bool = False, a_is_sparse: bool = False,
-           b_is_sparse: bool = False, name: str | None = None) -> Tensor:
+           b_is_sparse: bool = False, output_type: Any = None, grad_a: bool = False,
+           grad_b: bool = False, name: str | None = None) -> Tensor:
     """Matrix product (`MatMul` for matrices, `BatchMatMulV2` for higher ranks).
+
+    An `output_type` other than the inputs' type (int8 inputs to an int32 product) builds
+    `BatchMatMulV3`, as TensorFlow; `grad_a`/`grad_b` are the ops' hints that the product
+    is a gradient.
 
     Example:
         >>> y = matmul(x, w)            # [batch, in] @ [in, out]
     """
     with name_scope(name, "MatMul", [a, b]) as scope:
+        if transpose_a and adjoint_a:
+            raise ValueError(f"Only one of `transpose_a` and `adjoint_a` can be True. "
+                             f"Received `transpose_a`={transpose_a}, `adjoint_a`={adjoint_a}.")
+        if transpose_b and adjoint_b:
+            raise ValueError(f"Only one of `transpose_b` and `adjoint_b` can be True. "
+                             f"Received `transpose_b`={transpose_b}, `adjoint_b`={adjoint_b}.")
         a = convert_to_tensor(a, name="a")
         b = convert_to_tensor(b, dtype=a.dtype.base, name="b")
+        adj_x, adj_y = transpose_a or adjoint_a, transpose_b or adjoint_b
+        if output_type is not None:
+            output_type = dtypes.as_dtype(output_type)
+            if output_type is not a.dtype.base or output_type is not b.dtype.base:
+                return apply_op("BatchMatMulV3", x=a, y=b, adj_x=adj_x, adj_y=adj_y,
+                                Tout=output_type, grad_x=grad_a, grad_y=grad_b, name=scope)
         rank_a, rank_b = a.shape.ndims, b.shape.ndims
         if (rank_a is not None and rank_a > 2) or (rank_b is not None and rank_b > 2):
-            return apply_op("BatchMatMulV2", x=a, y=b, adj_x=transpose_a or adjoint_a,
-                            adj_y=transpose_b or adjoint_b, name=scope)
-        return apply_op("MatMul", a=a, b=b, transpose_a=transpose_a or adjoint_a,
-                        transpose_b=transpose_b or adjoint_b, name=scope)
+            return apply_op("BatchMatMulV2", x=a, y=b, adj_x=adj_x, adj_y=adj_y,
+                            grad_x=grad_a, grad_y=grad_b, name=scope)
+        return apply_op("MatMul", a=a, b=b, transpose_a=adj_x, transpose_b=adj_y,
+                        grad_a=grad_a, grad_b=grad_b, name=scope)
 
 
 # --- complex numbers -------------------------------------------------------------------
@@ -427,9 +444,8 @@ def _reduction(op_type: str, default_name: str) -> Any:
     def fn(input_tensor: Any, axis: Any = None, keepdims: bool | None = None,
            name: str | None = None, reduction_indices: Any = None,
            keep_dims: bool | None = None) -> Tensor:
-        if axis is None:
-            axis = reduction_indices
-        keep = bool(keepdims if keepdims is not None else keep_dims)
+        axis = _either("axis", axis, "reduction_indices", reduction_indices)
+        keep = bool(_either("keepdims", keepdims, "keep_dims", keep_dims))
         x = convert_to_tensor(input_tensor)
         return apply_op(op_type, input=x, reduction_indices=reduction_dims(x, axis),
                         keep_dims=keep, name=name or default_name)
@@ -450,13 +466,17 @@ reduce_any = _reduction("Any", "Any")
 reduce_euclidean_norm = _reduction("EuclideanNorm", "EuclideanNorm")
 
 
-def reduce_logsumexp(input_tensor: Any, axis: Any = None, keepdims: bool = False,
-                     name: str | None = None) -> Tensor:
+def reduce_logsumexp(input_tensor: Any, axis: Any = None, keepdims: bool | None = None,
+                     name: str | None = None, reduction_indices: Any = None,
+                     keep_dims: bool | None = None) -> Tensor:
     """log(sum(exp(x))) over `axis`, computed around the max.
 
     A max that is not finite is taken as 0, so a slice of -inf gives -inf and one holding
-    inf gives inf (not NaN), as in TensorFlow.
+    inf gives inf (not NaN), as in TensorFlow. `reduction_indices` and `keep_dims` are
+    TensorFlow 1.x's deprecated spellings of `axis` and `keepdims`.
     """
+    axis = _either("axis", axis, "reduction_indices", reduction_indices)
+    keepdims = bool(_either("keepdims", keepdims, "keep_dims", keep_dims))
     with name_scope(name, "ReduceLogSumExp", [input_tensor]) as scope:
         from tfx.core.api.array_api import reshape, shape, where_v2, zeros_like
         from tfx.core.api.ops_api import stop_gradient
@@ -726,8 +746,10 @@ def count_nonzero(input_tensor: Any = None, axis: Any = None, keepdims: bool | N
                     dtype)
 
 
-def l2_normalize(x: Any, axis: Any = None, epsilon: float = 1e-12,
-                 name: str | None = None) -> Tensor:
+def l2_normalize(x: Any, axis: Any = None, epsilon: float = 1e-12, name: str | None = None,
+                 dim: Any = None) -> Tensor:
+    """x / sqrt(max(sum(x**2, axis), epsilon)); `dim` is the deprecated spelling of `axis`."""
+    axis = _either("axis", axis, "dim", dim)
     with name_scope(name, "l2_normalize", [x]) as scope:
         x = convert_to_tensor(x, name="x")
         square_sum = reduce_sum(square(x), axis, keepdims=True)

@@ -187,10 +187,14 @@ def conv2d(input: Any, filter: Any = None, strides: Any = None, padding: Any = N
 
 
 def depthwise_conv2d(input: Any, filter: Any, strides: Any, padding: Any, rate: Any = None,
-                     name: str | None = None, data_format: str = "NHWC",
+                     name: str | None = None, data_format: str | None = None,
                      dilations: Any = None) -> Tensor:
-    """Per-channel convolution (`DepthwiseConv2dNative`); `padding` as in `conv2d`."""
-    rate = rate if rate is not None else dilations
+    """Per-channel convolution (`DepthwiseConv2dNative`); `padding` as in `conv2d`.
+
+    `data_format` None means "NHWC"; `rate` is the deprecated spelling of `dilations`.
+    """
+    rate = math_api._either("dilations", dilations, "rate", rate)
+    data_format = data_format or "NHWC"
     padding, explicit = _padding(padding)
     return apply_op("DepthwiseConv2dNative", input=input, filter=filter,
                     strides=_list4(strides, data_format, "strides"), padding=padding,
@@ -275,18 +279,20 @@ def avg_pool3d(input: Any, ksize: Any, strides: Any, padding: str, data_format: 
 # --- losses ----------------------------------------------------------------------------
 
 
-def softmax_cross_entropy_with_logits_v2(labels: Any = None, logits: Any = None,
-                                         axis: int = -1, name: str | None = None,
+def softmax_cross_entropy_with_logits_v2(labels: Any, logits: Any, axis: int | None = None,
+                                         name: str | None = None,
                                          dim: int | None = None) -> Tensor:
     """Per-example cross entropy between `labels` (distributions) and softmax(`logits`).
 
-    Gradients flow into both labels and logits, as TensorFlow's v2.
+    Gradients flow into both labels and logits, as TensorFlow's v2. `axis` None means the
+    last axis; `dim` is its deprecated spelling.
     """
+    axis = math_api._either("axis", axis, "dim", dim)
+    axis = -1 if axis is None else axis
     with name_scope(name, "softmax_cross_entropy_with_logits", [logits, labels]) as scope:
         logits = convert_to_tensor(logits, name="logits")
         labels = convert_to_tensor(labels, logits.dtype.base, name="labels")
         ndims = logits.shape.ndims
-        axis = axis if dim is None else dim
         if ndims == 2 and axis in (-1, 1):
             return apply_op("SoftmaxCrossEntropyWithLogits", features=logits, labels=labels,
                             name=scope)[0]
@@ -380,9 +386,10 @@ def dropout(x: Any, keep_prob: Any = None, noise_shape: Any = None, seed: int | 
 
 
 def moments(x: Any, axes: Sequence[int], shift: Any = None, name: str | None = None,
-            keep_dims: bool = False, keepdims: bool | None = None) -> tuple[Tensor, Tensor]:
-    """Mean and variance of `x` over `axes`."""
-    keep = keep_dims if keepdims is None else keepdims
+            keep_dims: bool | None = None, keepdims: bool | None = None
+            ) -> tuple[Tensor, Tensor]:
+    """Mean and variance of `x` over `axes`; `keep_dims` is the deprecated `keepdims`."""
+    keep = bool(math_api._either("keepdims", keepdims, "keep_dims", keep_dims))
     with name_scope(name, "moments", [x, axes]):
         x = convert_to_tensor(x)
         mean = math_api.reduce_mean(x, axes, keepdims=True, name="mean")
@@ -417,16 +424,22 @@ class TopKV2(NamedTuple):
     indices: Tensor
 
 
-def top_k(input: Any, k: Any = 1, sorted: bool = True, name: str | None = None) -> TopKV2:
+def top_k(input: Any, k: Any = 1, sorted: bool = True, index_type: Any = dtypes.int32,
+          name: str | None = None) -> TopKV2:
     """The `k` largest entries of the last axis of `input` and their indices (`TopKV2`).
 
     Sorted, they run descending (ties by the lower index); with `sorted=False` they come in
-    TensorFlow's CPU kernel's order.
+    TensorFlow's CPU kernel's order. The indices are `index_type` (int16, int32 or int64).
 
     Example:
         >>> values, indices = top_k([1.0, 3.0, 2.0], 2)      # [3, 2], [1, 2]
     """
-    values, indices = apply_op("TopKV2", input=input, k=k, sorted=sorted, name=name)
+    index_type = dtypes.as_dtype(index_type)
+    if index_type not in (dtypes.int16, dtypes.int32, dtypes.int64):
+        raise TypeError(f"Value passed to parameter 'index_type' has DataType "
+                        f"{index_type.name} not in list of allowed values: int16, int32, int64")
+    values, indices = apply_op("TopKV2", input=input, k=k, sorted=sorted,
+                               index_type=index_type, name=name)
     return TopKV2(values, indices)
 
 

@@ -35,12 +35,23 @@ from tfx.core.op_registry import get_op
 from tfx.protos import graph_pb2
 
 __all__ = [
-    "apply_op", "convert_to_tensor", "convert_n_to_tensor", "constant", "placeholder",
+    "apply_op", "as_dtype", "convert_to_tensor", "convert_n_to_tensor", "constant", "placeholder",
     "placeholder_with_default", "identity", "no_op", "group", "tuple_", "stop_gradient",
     "register_tensor_conversion_function",
 ]
 
 _CONVERSION_FUNCTIONS: list[tuple[type, Any]] = []
+
+
+def as_dtype(type_value: Any) -> dtypes.DType:
+    """`tf.as_dtype`: a DType from a DType, a type name, an enum number or a numpy dtype.
+
+    The public spelling of `tfx.core.dtypes.as_dtype`, with TensorFlow's parameter name.
+
+    Example:
+        >>> as_dtype("float32") is float32
+    """
+    return dtypes.as_dtype(type_value)
 
 
 def register_tensor_conversion_function(base_type: type, conversion_func: Any) -> None:
@@ -52,7 +63,8 @@ def register_tensor_conversion_function(base_type: type, conversion_func: Any) -
 
 
 def convert_to_tensor(value: Any, dtype: Any = None, name: str | None = None,
-                      preferred_dtype: Any = None, as_ref: bool = False) -> Tensor:
+                      preferred_dtype: Any = None, dtype_hint: Any = None,
+                      as_ref: bool = False) -> Tensor:
     """A Tensor for `value`: tensors pass through, Python and numpy values become constants.
 
     Args:
@@ -61,11 +73,16 @@ def convert_to_tensor(value: Any, dtype: Any = None, name: str | None = None,
         dtype: the required element type; a mismatch raises DTypeError.
         name: the name of a new constant.
         preferred_dtype: the type to use when `value` allows it and `dtype` is None.
+        dtype_hint: TensorFlow's newer name for `preferred_dtype`.
         as_ref: return the reference of a variable instead of its value.
 
     Returns:
         A Tensor.
     """
+    if dtype_hint is not None:
+        if preferred_dtype is not None:
+            raise ValueError("Cannot specify both 'preferred_dtype' and 'dtype_hint'.")
+        preferred_dtype = dtype_hint
     dtype = dtypes.as_dtype(dtype) if dtype is not None else None
     if isinstance(value, Tensor):
         if dtype is not None and value.dtype.base is not dtype.base:
@@ -217,8 +234,17 @@ def no_op(name: str | None = None) -> Operation:
     return get_default_graph().create_op("NoOp", [], name=name or "NoOp")
 
 
-def group(*inputs: Any, name: str | None = None) -> Operation:
-    """A NoOp that runs after all `inputs` (ops or tensors), as `tf.group`."""
+def group(*inputs: Any, **kwargs: Any) -> Operation:
+    """A NoOp that runs after all `inputs` (ops or tensors), as `tf.group`.
+
+    Like TensorFlow, the only keyword argument accepted is `name`.
+
+    Example:
+        >>> train = group(update_w, update_b, name="train")
+    """
+    name = kwargs.pop("name", None)
+    if kwargs:
+        raise ValueError("Unknown keyword arguments: " + ", ".join(kwargs))
     ops: list[Operation] = []
     for item in _flatten(inputs):
         op = item if isinstance(item, Operation) else getattr(item, "op", None)
