@@ -315,14 +315,27 @@ def matmul(a: Any, b: Any, transpose_a: bool = False, transpose_b: bool = False,
                              f"Received `transpose_b`={transpose_b}, `adjoint_b`={adjoint_b}.")
         a = convert_to_tensor(a, name="a")
         b = convert_to_tensor(b, dtype=a.dtype.base, name="b")
+        rank_a, rank_b = a.shape.ndims, b.shape.ndims
+        batched = rank_a is None or rank_a > 2 or rank_b is None or rank_b > 2
+        # As TensorFlow: the batched ops take adjoints and MatMul transposes, so the other
+        # flag conjugates first (conj is the identity on real tensors).
+        if batched:
+            if transpose_a:
+                a, adjoint_a = conj(a), True
+            if transpose_b:
+                b, adjoint_b = conj(b), True
+        else:
+            if adjoint_a:
+                a, transpose_a = conj(a), True
+            if adjoint_b:
+                b, transpose_b = conj(b), True
         adj_x, adj_y = transpose_a or adjoint_a, transpose_b or adjoint_b
         if output_type is not None:
             output_type = dtypes.as_dtype(output_type)
             if output_type is not a.dtype.base or output_type is not b.dtype.base:
                 return apply_op("BatchMatMulV3", x=a, y=b, adj_x=adj_x, adj_y=adj_y,
                                 Tout=output_type, grad_x=grad_a, grad_y=grad_b, name=scope)
-        rank_a, rank_b = a.shape.ndims, b.shape.ndims
-        if (rank_a is not None and rank_a > 2) or (rank_b is not None and rank_b > 2):
+        if batched:
             return apply_op("BatchMatMulV2", x=a, y=b, adj_x=adj_x, adj_y=adj_y,
                             grad_x=grad_a, grad_y=grad_b, name=scope)
         return apply_op("MatMul", a=a, b=b, transpose_a=adj_x, transpose_b=adj_y,

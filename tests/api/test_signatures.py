@@ -260,3 +260,29 @@ def test_renamed_parameters_by_keyword():
         g.add_to_collection("things", c)
         assert tf.get_collection(key="things") == [c]
         assert tf.get_collection("things", scope="nothere") == []
+
+
+def test_matmul_conjugates_for_adjoint_and_for_a_batched_transpose():
+    # TensorFlow 2.21: MatMul transposes, so adjoint_* conjugates first; BatchMatMulV2 takes
+    # adjoints, so a batched transpose_* conjugates first; an unknown rank is batched.
+    a = np.array([[1 + 2j, 3 - 1j], [0 + 1j, 2 + 0j]], np.complex64)
+    b = np.array([[1, 1j], [2, 0]], np.complex64)
+    graph = tf.Graph()
+    with graph.as_default():
+        x, y = tf.constant(a), tf.constant(b)
+        outputs = [tf.matmul(x, y, transpose_a=True), tf.matmul(x, y, adjoint_a=True),
+                   tf.matmul(x, y, adjoint_b=True),
+                   tf.matmul(x[None], y[None], transpose_a=True)[0],
+                   tf.matmul(x[None], y[None], adjoint_b=True)[0]]
+        unknown = tf.placeholder(tf.float32, None)
+        tf.matmul(unknown, unknown)
+    ops = [n.op for n in graph.as_graph_def().node if "Mat" in n.op or n.op == "Conj"]
+    assert ops == ["MatMul", "Conj", "MatMul", "Conj", "MatMul", "Conj", "BatchMatMulV2",
+                   "BatchMatMulV2", "BatchMatMulV2"]
+    with tf.Session(graph=graph) as sess:
+        got = sess.run(outputs)
+    want = [[[1 + 4j, -2 + 1j], [7 - 1j, 1 + 3j]], [[1 - 4j, 2 + 1j], [7 + 1j, -1 + 3j]],
+            [[-1j, 2 + 4j], [-1j, 2j]], [[1 + 4j, -2 + 1j], [7 - 1j, 1 + 3j]],
+            [[-1j, 2 + 4j], [-1j, 2j]]]
+    for value, expected in zip(got, want):
+        np.testing.assert_allclose(value, np.array(expected, np.complex64), rtol=1e-6)
