@@ -26,6 +26,11 @@ class InvalidArgumentError(TfxError):
     exit_code = 2
 
 
+class DTypeError(InvalidArgumentError, TypeError):
+    """A value of a type the op or function does not take: bad input, and a TypeError to
+    Python callers, as TensorFlow raises one when an op is built with such an input."""
+
+
 class NotFoundError(TfxError):
     """A named thing (node, op, kernel, file, tensor) does not exist."""
 

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from tfx.core import dtypes, tensor_util
-from tfx.core.errors import InvalidArgumentError, NotFoundError, closest
+from tfx.core.errors import DTypeError, InvalidArgumentError, NotFoundError, closest
 
 if TYPE_CHECKING:
     from tfx.core.shapes import ShapeContext
@@ -343,7 +343,8 @@ def _check_attr_constraints(spec: AttrSpec, value: Any, where: str) -> None:
         for item in values:
             if item not in spec.allowed:
                 allowed = sorted(str(a) for a in spec.allowed)
-                raise InvalidArgumentError(
+                error = DTypeError if spec.type in ("type", "list(type)") else InvalidArgumentError
+                raise error(
                     f"{where}: value {item} is not allowed; allowed: {', '.join(allowed)}"
                 )
     if spec.minimum is not None:

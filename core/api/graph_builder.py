@@ -30,7 +30,7 @@ import numpy as np
 from tfx.core import dtypes, tensor_util
 from tfx.core import graph as ir
 from tfx.core.eager import set_attr
-from tfx.core.errors import InvalidArgumentError, closest
+from tfx.core.errors import DTypeError, InvalidArgumentError, closest
 from tfx.core.op_registry import NO_DEFAULT, get_op
 from tfx.core.shapes import ShapeContext
 from tfx.protos import graph_pb2
@@ -45,10 +45,6 @@ __all__ = [
 
 class ShapeError(InvalidArgumentError, ValueError):
     """Incompatible static shapes at graph construction (a ValueError, as in TensorFlow)."""
-
-
-class DTypeError(InvalidArgumentError, TypeError):
-    """An input of the wrong dtype at graph construction (a TypeError, as in TensorFlow)."""
 
 
 class GraphKeys:

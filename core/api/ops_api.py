@@ -51,7 +51,10 @@ def as_dtype(type_value: Any) -> dtypes.DType:
     Example:
         >>> as_dtype("float32") is float32
     """
-    return dtypes.as_dtype(type_value)
+    try:
+        return dtypes.as_dtype(type_value)
+    except InvalidArgumentError as exc:  # a TypeError to Python callers, as in TensorFlow
+        raise DTypeError(f"cannot convert {type_value!r} to a DType: {exc}") from None
 
 
 def register_tensor_conversion_function(base_type: type, conversion_func: Any) -> None:

@@ -286,3 +286,20 @@ def test_matmul_conjugates_for_adjoint_and_for_a_batched_transpose():
             [[-1j, 2 + 4j], [-1j, 2j]]]
     for value, expected in zip(got, want):
         np.testing.assert_allclose(value, np.array(expected, np.complex64), rtol=1e-6)
+
+
+def test_a_disallowed_dtype_is_a_type_error_as_in_tensorflow():
+    # TensorFlow 2.21 raises TypeError ("Value passed to parameter 'a' has DataType int8 not
+    # in list of allowed values: ...") building these; tfx's error is also an
+    # InvalidArgumentError, so the CLI still exits 2.
+    from tfx.core.errors import InvalidArgumentError
+
+    graph = tf.Graph()
+    with graph.as_default():
+        with pytest.raises(TypeError, match=r"attr 'T': value int8 is not allowed") as info:
+            tf.matmul(tf.constant(np.int8([[1]])), tf.constant(np.int8([[1]])))
+        assert isinstance(info.value, InvalidArgumentError)
+        with pytest.raises(TypeError, match=r"value string is not allowed"):
+            tf.nn.relu(tf.constant(["a"]))
+    with pytest.raises(TypeError, match=r"cannot convert 'foo' to a DType"):
+        tf.as_dtype("foo")
