@@ -38,14 +38,14 @@ def test_tfx_run_without_a_gpu_is_one_line(monkeypatch: pytest.MonkeyPatch,
 def test_a_graph_placed_for_a_gpu_runs_there(gpu_cupy, capsys: pytest.CaptureFixture[str],
                                              tmp_path: Path) -> None:
     """tfx place plans a GPU with its GPU kernels, so what it places there can run there
-    (this graph's Gather and DynamicPartition have none and stay on the CPU)."""
+    (this graph's DynamicPartition and DynamicStitch have none and stay on the CPU)."""
     graph, placed = str(DATA / "embedding_sharded.pb"), str(tmp_path / "placed.pb")
     ids = tmp_path / "ids.npy"
     np.save(ids, np.load(DATA / "embedding_sharded.inputs.npz")["ids"])
     code, _, err = tfx_cli(capsys, "place", graph, "--devices", "cpu:0,gpu:0", "-o", placed)
     assert code == 0, err
     nodes = load_graph(placed).node
-    assert {n.device[-5:] for n in nodes if n.op == "GatherV2"} == {"CPU:0"}
+    assert {n.device[-5:] for n in nodes if n.op == "DynamicPartition"} == {"CPU:0"}
     assert any(n.device.endswith("GPU:0") for n in nodes)
     args = ["--init", "init", "--feed", f"ids:0={ids}", "--fetch", "embedded:0", "--json"]
     code, out, err = tfx_cli(capsys, "run", placed, "--devices", "cpu:0,gpu:0", *args)
