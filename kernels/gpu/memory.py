@@ -44,14 +44,16 @@ HOST_MEMORY_INPUTS: dict[str, frozenset[int]] = {
         "Prod": _REDUCTION, "All": _REDUCTION, "Any": _REDUCTION,
         "ArgMax": {1}, "ArgMin": {1}, "Cumsum": {1}, "Cumprod": {1},
         "Split": {0}, "SplitV": {1, 2}, "ReverseV2": {1}, "Range": {0, 1, 2}, "Switch": {1},
+        "LoopCond": {0},
     }.items()
 }
 # Integer arguments a GPU kernel reads on the device, int32 included: a gather's indices.
 DEVICE_MEMORY_INPUTS: dict[str, frozenset[int]] = {
     "GatherV2": frozenset({1}), "Gather": frozenset({1}),
 }
-# Ops whose outputs are shapes and sizes: on the host whatever their type.
-HOST_MEMORY_OUTPUTS = frozenset({"Shape", "ShapeN", "Size", "Rank"})
+# Ops whose outputs are shapes and sizes, or a loop's predicate: on the host whatever their
+# type.
+HOST_MEMORY_OUTPUTS = frozenset({"Shape", "ShapeN", "Size", "Rank", "LoopCond"})
 
 
 class OnGPU:

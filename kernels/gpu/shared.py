@@ -49,7 +49,7 @@ SHARED_OPS = (
     "Tile", "Pad", "Slice", "StridedSlice", "Split", "ReverseV2", "ZerosLike", "OnesLike",
     "Gather", "GatherV2",
     # control
-    "NoOp", "ControlTrigger", "Switch", "Merge",
+    "NoOp", "ControlTrigger", "Switch", "Merge", "Enter", "Exit", "NextIteration", "LoopCond",
     # variables and their updates (the value lives on the variable's device)
     "VariableV2", "Assign", "AssignAdd", "AssignSub", "IsVariableInitialized",
     "VarHandleOp", "ReadVariableOp", "AssignVariableOp", "AssignAddVariableOp",

@@ -386,3 +386,24 @@ def test_gpu_device_copies_and_caches_constants(gpu_cupy) -> None:
     assert gpu.copy_from_host(strings) is strings
     np.testing.assert_array_equal(gpu.copy_to_host(on_gpu * 2), value * 2)
     assert gpu.allocate((4,), np.float32).shape == (4,)
+
+
+def test_a_while_loop_runs_on_the_gpu(gpu_cupy) -> None:
+    """The loop's frame (Enter, Merge, Switch, LoopCond, NextIteration, Exit) and its body
+    all on GPU:0; the predicate stays in host memory."""
+    graph = tf.Graph()
+    with graph.as_default(), graph.device("/device:GPU:0"):
+        x = tf.placeholder(tf.float32, [3, 3], name="x")
+        _, y = tf.while_loop(lambda i, v: i < 5, lambda i, v: (i + 1, tf.tanh(tf.matmul(v, v))),
+                             [tf.constant(0), x])
+        tf.identity(y, name="y")
+    feed = {"x:0": np.linspace(-1, 1, 9, dtype=np.float32).reshape(3, 3)}
+    with tfx.Session(graph=graph) as sess:
+        want = sess.run("y:0", feed)
+    with MultiDeviceSession(graph.as_graph_def(), devices="cpu:0,gpu:0",
+                            soft_placement=True) as sess:
+        got = sess.run("y:0", feed)
+        loop_ops = {n.op: n.device for n in sess.graph
+                    if n.op in ("Enter", "Exit", "NextIteration", "LoopCond", "MatMul")}
+    assert set(loop_ops.values()) == {GPU0} and len(loop_ops) == 5
+    np.testing.assert_allclose(got, want, rtol=1e-6)
