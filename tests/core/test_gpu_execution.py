@@ -163,6 +163,7 @@ def _ops_graph() -> tuple[tf.Graph, list, dict]:
             tf.is_variable_initialized(tf.Variable([1.0, 2.0])),
             tf.cumsum(x, 1, exclusive=True, reverse=True), tf.math.cumprod(x, 0),
             tf.placeholder_with_default(tf.constant([1.0]), [None]),
+            tf.range(tf.reduce_sum(x), 8.0, 1.5), tf.range(0, tf.size(x), 2),
         ]
         v = tf.Variable([1.0, 2.0, 3.0], use_resource=True)
         with tf.control_dependencies([v.initializer]):
