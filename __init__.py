@@ -136,7 +136,7 @@ from tfx.core.api.graph_builder import (
 )
 from tfx.core.api.importer import import_graph_def
 from tfx.core.api.linalg_api import band_part as matrix_band_part
-from tfx.core.api.linalg_api import eye, matrix_transpose, norm, tensordot, trace
+from tfx.core.api.linalg_api import einsum, eye, matrix_transpose, norm, tensordot, trace
 from tfx.core.api.linalg_api import tensor_diag as diag
 from tfx.core.api.linalg_api import tensor_diag_part as diag_part
 from tfx.core.api.math_api import (
@@ -462,6 +462,7 @@ __all__ = [
     "dtypes",
     "dynamic_partition",
     "dynamic_stitch",
+    "einsum",
     "ensure_shape",
     "equal",
     "erf",

@@ -7,13 +7,16 @@ already has under another name (`diag` is `matrix_diag`, `transpose` is
 `tensordot` transposes and reshapes into one `MatMul`.
 
 Decompositions and solvers (`inv`, `det`, `cholesky`, `qr`, `svd`, `eigh`, `solve`,
-`triangular_solve`, `lstsq`, `logdet`, `slogdet`, `expm`, `lu`, ...) and `einsum` and
-`cross` need ops tfx does not implement, so they are not here.
+`triangular_solve`, `lstsq`, `logdet`, `slogdet`, `expm`, `lu`, ...) and `cross` need
+ops tfx does not implement, so they are not here. `einsum` builds `Einsum` nodes as
+TensorFlow 2.x does (its `tf.compat.v1.einsum` too).
 """
 
 from __future__ import annotations
 
 import builtins
+import collections
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -34,6 +37,7 @@ __all__ = [
     "band_part",
     "diag",
     "diag_part",
+    "einsum",
     "eye",
     "global_norm",
     "l2_normalize",
@@ -387,3 +391,78 @@ def _tensordot_reshape(
     if not isinstance(new_shape, list) or x.shape.as_list() != new_shape:
         x = array_api.reshape(x, new_shape)
     return x, free_dims
+
+
+def _einsum_equation(equation: str, count: int) -> tuple[list[str], str]:
+    """TensorFlow's `_einsum_v2_parse_and_resolve_equation` without the shapes: the
+    equation without spaces, its input subscripts and its output (made from the labels
+    seen once when there is no `->`), with `...` kept."""
+    resolved = equation.replace(" ", "")
+    if "..." in resolved:
+        if "0" in resolved:
+            raise ValueError(f'Invalid character "0" in equation: {equation}.')
+        resolved = resolved.replace("...", "0")
+    match = re.match(r"^([a-zA-Z0,]*)(->[a-zA-Z0]*)?$", resolved)
+    if not match:
+        raise ValueError(f"Subscripts have incorrect format: {resolved}")
+    inputs = match.group(1).split(",")
+    if count != len(inputs):
+        raise ValueError(f'Got {count} inputs for equation "{equation}", expecting {len(inputs)}')
+    if match.group(2) is None:
+        counts = collections.Counter(match.group(1))
+        output = "".join(x for x in sorted(counts) if x != "," and counts[x] == 1)
+    else:
+        output = match.group(2)[2:]
+    if len(set(output)) != len(output):
+        raise ValueError(
+            f"Output subscripts contain a label appearing more than once: {equation}")
+    for label in output:
+        if label != "0" and label not in match.group(1):
+            raise ValueError(f"Output subscripts contain the label {label} not present in the "
+                             "input subscripts.")
+    return [s.replace("0", "...") for s in inputs], output.replace("0", "...")
+
+
+def einsum(equation: str, *inputs: Any, **kwargs: Any) -> Tensor:
+    """Tensor contraction written in Einstein notation (`Einsum`).
+
+    `equation` names each operand's axes by letters, `...` for broadcast dims; labels
+    missing from the output (after `->`, or the labels seen once when there is no `->`)
+    are summed. One or two operands make one `Einsum` node; more are contracted two at a
+    time, left to right (TensorFlow orders them with opt_einsum; the values agree).
+
+    Args:
+        equation: the subscripts, as `numpy.einsum` takes them.
+        *inputs: the operands.
+        **kwargs: `name` (the scope, default "einsum") and `optimize` (TensorFlow's
+            contraction-order strategy; accepted, unused).
+
+    Returns:
+        The contracted tensor.
+
+    Example:
+        >>> einsum("ij,jk->ik", tf.ones([2, 3]), tf.ones([3, 4])).shape     # [2, 4]
+        >>> einsum("...ii->...i", tf.ones([5, 3, 3])).shape                # [5, 3]
+    """
+    name = kwargs.pop("name", None)
+    kwargs.pop("optimize", "greedy")
+    if kwargs:
+        raise TypeError(f'Invalid keyword arguments for einsum: {", ".join(kwargs)}. '
+                        "Valid arguments: name, optimize, greedy.")
+    with name_scope(name, "einsum", list(inputs)):
+        operands = [convert_to_tensor(x) for x in inputs]
+        subscripts, output = _einsum_equation(equation, len(operands))
+        if len(operands) <= 2:
+            return apply_op("Einsum", inputs=operands,
+                            equation=",".join(subscripts) + "->" + output)
+        while len(operands) > 2:
+            # Keep the labels that a later operand or the output still needs.
+            later = "".join(subscripts[2:]) + output
+            pair = subscripts[0] + subscripts[1]
+            kept = "".join(dict.fromkeys(c for c in pair.replace("...", "0") if c in
+                                         later.replace("...", "0")))
+            kept = kept.replace("0", "...")
+            operands[:2] = [apply_op("Einsum", inputs=operands[:2],
+                                     equation=f"{subscripts[0]},{subscripts[1]}->{kept}")]
+            subscripts[:2] = [kept]
+        return apply_op("Einsum", inputs=operands, equation=",".join(subscripts) + "->" + output)

@@ -816,3 +816,106 @@ def _unsorted_segment_prod_grad(op: Operation, grad: Tensor) -> tuple:
     partial = A.where_v2(is_zero, A.gather(non_zero_prod, clipped), prod_divided_by_el)
     gathered_grad = _gather_drop_negatives(grad, ids, clipped)[0]
     return M.multiply(gathered_grad, partial), None, None
+
+
+# --- Einsum (TensorFlow's linalg_grad.py) ------------------------------------------------
+
+_ELLIPSIS = "..."
+
+
+def _einsum(inputs: list, equation: str) -> Tensor:
+    return apply_op("Einsum", inputs=inputs, equation=equation)
+
+
+def _axis_of_label(subscripts: str, label: str) -> int:
+    """The axis of `label`'s leftmost occurrence: from the front before an ellipsis,
+    negative (from the back) after it."""
+    before, _, after = subscripts.partition(_ELLIPSIS)
+    if label in before:
+        return before.index(label)
+    return after.index(label) - len(after)
+
+
+def _bcast_slice(subscripts: str) -> tuple[int, int | None]:
+    """`x[start:end]` are the dims of `x` that `subscripts`' ellipsis covers."""
+    start = subscripts.find(_ELLIPSIS)
+    if start == -1:
+        return 0, 0
+    remaining = len(subscripts) - (start + len(_ELLIPSIS))
+    return start, -remaining if remaining > 0 else None
+
+
+def _einsum_grad_reduced(grad: Tensor, output_subs: str, input_subs: str, input_shape: Tensor,
+                         reduced: list[str]) -> Tensor:
+    """The gradient of a one-operand einsum `input_subs->output_subs` that sums the labels
+    `reduced`: broadcast the gradient along them, then undo any diagonal."""
+    reduced_subs = "".join(reduced)
+    reduced_axes = [_axis_of_label(input_subs, s) for s in reduced_subs]
+    repeated = (len(set(input_subs)) + len(set(output_subs))
+                < len(input_subs) + len(output_subs))
+    kept = "".join(s for s in input_subs if s not in reduced)
+    if not repeated and kept == output_subs:
+        # TensorFlow's math_ops.reduced_shape: input_shape with 1 at the summed axes.
+        rank = A.size(input_shape)
+        axes = M.floormod(M.add(constant(np.array(reduced_axes, np.int32)), rank), rank)
+        shape = A.dynamic_stitch([A.range(rank), axes],
+                                 [input_shape, A.ones(A.shape(axes), dtype=dtypes.int32)])
+        return A.broadcast_to(A.reshape(grad, shape), input_shape)
+    reduced_dims = A.stack([input_shape[axis] for axis in reduced_axes])
+    grad_shape = A.concat([reduced_dims, A.shape(grad)], 0)
+    ones_shape = A.concat([A.ones([len(reduced)], dtype=dtypes.int32), A.shape(grad)], 0)
+    spread = A.broadcast_to(A.reshape(grad, ones_shape), grad_shape)
+    return _einsum([spread], f"{reduced_subs}{output_subs}->{input_subs}")
+
+
+def _einsum_grad_wrt(grad: Tensor, other: Tensor, input_shape: Tensor, input_subs: str,
+                     other_subs: str, output_subs: str) -> Tensor:
+    """The gradient of one operand of a two-operand einsum, before unbroadcasting."""
+    needed = set(output_subs + other_subs + ".")
+    reduced = list(dict.fromkeys(s for s in input_subs if s not in needed))
+    left_subs = "".join(s for s in input_subs if s not in reduced)
+    grad_reduced = _einsum([grad, other], f"{output_subs},{other_subs}->{left_subs}")
+    if not reduced:
+        return grad_reduced
+    return _einsum_grad_reduced(grad_reduced, left_subs, input_subs, input_shape, reduced)
+
+
+@RegisterGradient("Einsum")
+def _einsum_grad(op: Operation, grad: Tensor) -> Any:
+    """TensorFlow's `_EinsumGrad`: each operand's gradient is another einsum of the output
+    gradient (with the other operand), summed back over broadcast ellipsis dims. Summed
+    labels are listed in order of appearance (TensorFlow takes a set's order)."""
+    equation = op.get_attr("equation")
+    if isinstance(equation, bytes):
+        equation = equation.decode()
+    input_subs, output_subs = equation.split("->")
+    if len(op.inputs) == 1:
+        reduced = list(dict.fromkeys(
+            s for s in input_subs if s not in set(output_subs + _ELLIPSIS)))
+        if not reduced:
+            return _einsum([grad], f"{output_subs}->{input_subs}")
+        return _einsum_grad_reduced(grad, output_subs, input_subs, A.shape(op.inputs[0]),
+                                    reduced)
+    x_subs, y_subs = input_subs.split(",")
+    if _ELLIPSIS in output_subs:
+        x_subs += "" if _ELLIPSIS in x_subs else _ELLIPSIS
+        y_subs += "" if _ELLIPSIS in y_subs else _ELLIPSIS
+    x, y = op.inputs[0], op.inputs[1]
+    if grad.dtype.is_complex:
+        x, y = M.conj(x), M.conj(y)
+    x_shape, y_shape = A.shape(x), A.shape(y)
+    grad_x = _einsum_grad_wrt(grad, y, x_shape, x_subs, y_subs, output_subs)
+    grad_y = _einsum_grad_wrt(grad, x, y_shape, y_subs, x_subs, output_subs)
+    if _ELLIPSIS not in output_subs:
+        return grad_x, grad_y
+    bx_start, bx_end = _bcast_slice(x_subs)
+    by_start, by_end = _bcast_slice(y_subs)
+    sx, sy = x.shape, y.shape
+    if (sx.is_fully_defined() and sy.is_fully_defined()
+            and tuple(sx.as_list())[bx_start:bx_end] == tuple(sy.as_list())[by_start:by_end]):
+        return grad_x, grad_y
+    rx, ry = apply_op("BroadcastGradientArgs", s0=x_shape[bx_start:bx_end],
+                      s1=y_shape[by_start:by_end])
+    grad_x = A.reshape(M.reduce_sum(grad_x, M.add(rx, bx_start)), x_shape)
+    grad_y = A.reshape(M.reduce_sum(grad_y, M.add(ry, by_start)), y_shape)
+    return grad_x, grad_y

@@ -10,6 +10,7 @@ from tfx.core.ops import (  # noqa: F401 - imported for their registrations
     data_flow_ops,
     fused_ops,
     io_ops,
+    linalg_ops,
     math_ops,
     nn_ops,
     random_ops,

@@ -7,6 +7,7 @@ from tfx.kernels.cpu import (  # noqa: F401 - imported for their registrations
     array,
     control_flow,
     data_flow,
+    einsum,
     fused,
     indexing,
     io,

@@ -63,6 +63,7 @@ CASES = {
                    [0.4558423161506653, 0.5698028802871704, -0.6837634444236755]]),
     "normalize_norm": (lambda: tf.linalg.normalize(A, axis=1)[1],
                        [[3.7416574954986572], [8.774964332580566]]),
+    "einsum": (lambda: tf.linalg.einsum("ij,kj->ik", A, A), [[14, -24], [-24, 77]]),
     "set_diag": (lambda: tf.linalg.set_diag(tf.zeros([2, 2]), [1.0, 2.0]), [[1, 0], [0, 2]]),
     "tensor_diag": (lambda: tf.linalg.tensor_diag([[1.0, 2.0], [3.0, 4.0]]),
                     np.diag([1.0, 2, 3, 4]).reshape(2, 2, 2, 2)),
