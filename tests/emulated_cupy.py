@@ -23,6 +23,7 @@ It counts host-to-device and device-to-host copies so tests can see them.
 from __future__ import annotations
 
 import json
+import sys
 import types
 from pathlib import Path
 from typing import Any
@@ -223,5 +224,5 @@ def install(monkeypatch: Any, gpus: int = 1) -> EmulatedCupy:
     """Put a fresh emulated CuPy with `gpus` GPUs in sys.modules for one test."""
     global EMULATED
     EMULATED = EmulatedCupy(gpus)
-    monkeypatch.setitem(__import__("sys").modules, "cupy", EMULATED)
+    monkeypatch.setitem(sys.modules, "cupy", EMULATED)
     return EMULATED
