@@ -471,7 +471,7 @@ class OneHot(OpKernel):
         axis = rank if self._axis == -1 else self._axis
         out_shape = indices.shape[:axis] + (depth,) + indices.shape[axis:]
         check_allocation(out_shape, self._dtype.itemsize, "OneHot")
-        classes = np.arange(depth).reshape((depth,) + (1,) * (rank - axis))
+        classes = namespace(indices).arange(depth).reshape((depth,) + (1,) * (rank - axis))
         hot = np.expand_dims(indices, axis) == classes  # out-of-range indices match nothing
         return (np.where(hot, on_value, off_value).astype(self._dtype, copy=False),)
 

@@ -47,9 +47,10 @@ HOST_MEMORY_INPUTS: dict[str, frozenset[int]] = {
         "LoopCond": {0},
     }.items()
 }
-# Integer arguments a GPU kernel reads on the device, int32 included: a gather's indices.
+# Integer arguments a GPU kernel reads on the device, int32 included: a gather's indices,
+# a one-hot's indices and its on and off values.
 DEVICE_MEMORY_INPUTS: dict[str, frozenset[int]] = {
-    "GatherV2": frozenset({1}), "Gather": frozenset({1}),
+    "GatherV2": frozenset({1}), "Gather": frozenset({1}), "OneHot": frozenset({0, 2, 3}),
 }
 # Ops whose outputs are shapes and sizes, or a loop's predicate: on the host whatever their
 # type.
