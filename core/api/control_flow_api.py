@@ -323,6 +323,7 @@ def while_loop(cond: Callable[..., Any], body: Callable[..., Any], loop_vars: An
                shape_invariants: Any = None, parallel_iterations: int = 10,
                back_prop: bool = True, swap_memory: bool = False,
                name: str | None = None, maximum_iterations: Any = None,
+               return_same_structure: bool = False,
                _context: Callable[..., WhileContext] | None = None) -> Any:
     """Repeat `loop_vars = body(*loop_vars)` while `cond(*loop_vars)`.
 
@@ -336,9 +337,15 @@ def while_loop(cond: Callable[..., Any], body: Callable[..., Any], loop_vars: An
         back_prop, swap_memory: accepted for compatibility.
         name: the name scope (default "while").
         maximum_iterations: stop after this many iterations even if `cond` holds.
+        return_same_structure: if True, the result has exactly the structure of
+            `loop_vars`. If False (TensorFlow 1.x's default), a `loop_vars` holding a
+            single tensor in all, such as `[x]` or `(x,)`, gives back that tensor alone
+            (as TensorFlow: its first element, so `[[x]]` gives `[x]`).
 
     Returns:
-        The loop variables after the last iteration, in the structure of `loop_vars`.
+        The loop variables after the last iteration, in the structure of `loop_vars`
+        (a bare tensor `loop_vars` gives a tensor), unpacked as `return_same_structure`
+        says.
 
     Example:
         >>> i, total = while_loop(lambda i, t: i < 5, lambda i, t: (i + 1, t + i), [0, 0])
@@ -424,4 +431,8 @@ def while_loop(cond: Callable[..., Any], body: Callable[..., Any], loop_vars: An
         ctx.has_counter = maximum_iterations is not None
         graph.add_to_collection(GraphKeys.WHILE_CONTEXT, ctx)
         results = exits[1:] if maximum_iterations is not None else exits
-        return _pack_like(structure, results)[0] if single else _pack_like(structure, results)
+        packed = _pack_like(structure, results)
+        if single or (not return_same_structure and len(results) == 1):
+            # TensorFlow's WhileContext.BuildLoop: one loop tensor in all is returned unpacked.
+            return next(iter(packed.values())) if isinstance(packed, dict) else packed[0]
+        return packed

@@ -342,7 +342,7 @@ class _LoopGradient:
         with name_scope(None, loop.frame_name.rsplit("/", 1)[-1] + "_grad"):
             result = while_loop(lambda i, *_: greater(i, 0), body, [count, *initial],
                                 parallel_iterations=loop.parallel_iterations,
-                                _context=make_context)
+                                return_same_structure=True, _context=make_context)
         if parent is not None:
             parent.waits.append(result[0].op)
         grads = result[1:]

@@ -238,7 +238,7 @@ def _rnn(x: tf.Tensor, w: tf.Tensor, steps: int) -> tf.Tensor:
         lambda i, v: (i + 1, tf.cond(tf.equal(i % 2, 0), lambda: v * a, lambda: v + a)),
         [0, a])[1], (A23,)),
     ("maximum_iterations", lambda a: tf.while_loop(lambda v: tf.reduce_sum(v) < 1e9,
-                                                   lambda v: v * a, [a], maximum_iterations=3)[0],
+                                                   lambda v: v * a, [a], maximum_iterations=3),
      (POS23,)),
 ])
 def test_while_loop_gradients_match_finite_differences(name: str, fn, values) -> None:
