@@ -6,7 +6,7 @@ names, defaults and allowed type sets, so GraphDefs written by TensorFlow bind
 here unchanged. Shape functions follow TensorFlow's: elementwise ops keep or
 broadcast their input shapes, reductions drop (or keep as 1) the reduced axes
 when the axes are constants, and ops sized by a value (Range, LinSpace,
-Bincount, TopK) use that value when it is a constant. A shape function raises
+Bincount, DenseBincount, TopK) use that value when it is a constant. A shape function raises
 only for a contradiction it can prove; anything unknown gives None.
 """
 
@@ -227,6 +227,25 @@ def _bincount_shape(ctx: ShapeContext) -> list[Shape]:
     return [(int(size),)]
 
 
+def _dense_bincount_shape(ctx: ShapeContext) -> list[Shape]:
+    # As TensorFlow 2.21 infers it: an unknown size leaves every dim of the input's rank
+    # unknown (a scalar input gives a scalar); a known size gives [size] for a scalar or
+    # vector input and [rows, size] for a matrix.
+    data, size_shape = ctx.input_shapes[0], ctx.input_shapes[1]
+    if data is not None and len(data) > 2:
+        raise ctx.error(f"Shape must be at most rank 2 but is rank {len(data)}")
+    if size_shape is not None and len(size_shape) != 0:
+        raise ctx.error(f"Shape must be rank 0 but is rank {len(size_shape)}")
+    size = _scalar_value(ctx, 1)
+    if data is None:
+        return [None]
+    if size is None:
+        return [(None,) * len(data)]
+    if size < 0:
+        raise ctx.error(f"size ({size}) must be non-negative")
+    return [(int(size),) if len(data) < 2 else (data[0], int(size))]
+
+
 def _segment_shape(ctx: ShapeContext) -> list[Shape]:
     # As TensorFlow's: the number of segments is unknown until the ids are read.
     data, ids = ctx.input_shapes
@@ -440,6 +459,10 @@ for _name in ("Cumsum", "Cumprod"):
 
 (register_op("Bincount").input("arr: int32").input("size: int32").input("weights: T")
     .attr("T: {int32, int64, float32, float64}").output("bins: T").shape(_bincount_shape))
+
+(register_op("DenseBincount").input("input: Tidx").input("size: Tidx").input("weights: T")
+    .attr("Tidx: {int32, int64}").attr("T: {int32, int64, float32, float64}")
+    .attr("binary_output: bool = false").output("output: T").shape(_dense_bincount_shape))
 
 # --- segment reductions ----------------------------------------------------------------
 

@@ -1,4 +1,4 @@
-"""CPU kernels: reductions, scans, arg-reductions, top-k and bincount.
+"""CPU kernels: reductions, scans, arg-reductions, top-k, Bincount and DenseBincount.
 
 TensorFlow's semantics, vectorized with numpy:
 
@@ -488,3 +488,53 @@ class Bincount(OpKernel):
         out = np.zeros(size, dtype)  # integer weights: exact sums in T
         np.add.at(out, values, weights)
         return (out,)
+
+
+@register_kernel("DenseBincount", "CPU", Tidx=(dtypes.int32, dtypes.int64),
+                 T=(dtypes.int32, dtypes.int64, dtypes.float32, dtypes.float64))
+class DenseBincount(OpKernel):
+    """Bincount over a scalar, a vector, or each row of a matrix (one row of bins per row).
+
+    As TensorFlow's CPU kernel: values >= size are dropped; empty weights count ones;
+    binary_output writes 1 wherever a value occurs (weights ignored); a negative value is
+    an error, reported with the first one found for a matrix.
+    """
+
+    def setup(self, **attrs: Any) -> None:
+        self._binary = attrs.get("binary_output", False)
+        self._dtype = self.output_types[0].np
+
+    def compute(self, data, size, weights):
+        data, weights = np.asarray(data), np.asarray(weights)
+        if data.ndim > 2:
+            raise InvalidArgumentError(f"Shape must be at most rank 2 but is rank {data.ndim}")
+        if np.ndim(size) != 0:
+            raise InvalidArgumentError(f"Shape must be rank 0 but is rank {np.ndim(size)}")
+        if weights.size and weights.shape != data.shape:
+            raise InvalidArgumentError(
+                "`weights` must be the same shape as `arr` or a length-0 `Tensor`, in which "
+                "case it acts as all weights equal to 1. Received "
+                f"[{','.join(str(d) for d in weights.shape)}]"
+            )
+        size = int(size)
+        if size < 0:
+            raise InvalidArgumentError(f"size ({size}) must be non-negative")
+        rows = 1 if data.ndim < 2 else data.shape[0]
+        limits.check_allocation((rows, size), self._dtype.itemsize, "DenseBincount")
+        negative = data < 0
+        if negative.any():
+            if data.ndim < 2:
+                raise InvalidArgumentError("Input arr must be non-negative!")
+            raise InvalidArgumentError("Input 'in' must be non-negative! Negative input value "
+                                       f"found: {data[negative][0]}")
+        matrix = data if data.ndim == 2 else data.reshape(1, -1)
+        out = np.zeros((rows, size), self._dtype)
+        row, col = np.nonzero(matrix < size)
+        bins = matrix[row, col]
+        if self._binary:
+            out[row, bins] = 1
+        elif weights.size:
+            np.add.at(out, (row, bins), weights.reshape(matrix.shape)[row, col])
+        else:
+            np.add.at(out, (row, bins), 1)
+        return (out if data.ndim == 2 else out.reshape(size),)

@@ -5,10 +5,13 @@ included. These tests need no TensorFlow.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
 import tfx as tf
+from tfx.core.api.importer import import_graph_def
 
 X = np.array([[3, 1, 2, 1], [0, -5, 7, 0], [2, 2, 2, -1]], np.float32)
 # (function, axis, direction) -> TensorFlow's value for X as float32, int32 and int64
@@ -163,3 +166,21 @@ def test_make_tensor_proto_errors_and_cast():
         tf.make_tensor_proto([1.5], dtype=tf.int32)
     got = tf.make_ndarray(tf.make_tensor_proto([1, 2, 3]), dtype=np.float32)
     assert got.dtype == np.float32 and got.tolist() == [1, 2, 3]
+
+
+def test_tensorflow_dense_bincount_graph_runs_with_tensorflows_values():
+    """tests/data/tf_graphs/dense_bincount.pb: TensorFlow 2.21's tf.math.bincount (the v2
+    function, in a tf.compat.v1 graph) builds DenseBincount nodes; fed x and m, TF fetched
+    the values below."""
+    path = Path(__file__).resolve().parent.parent / "data" / "tf_graphs" / "dense_bincount.pb"
+    with tf.Graph().as_default() as graph:
+        import_graph_def(str(path), name="")
+        assert {op.type for op in graph.get_operations()} >= {"DenseBincount"}
+        fetches = [graph.get_tensor_by_name(n) for n in ("counts:0", "weighted:0", "rows:0")]
+        with tf.Session() as sess:
+            counts, weighted, rows = sess.run(fetches, {"x:0": [1, 1, 3, 5, 0, 2],
+                                                        "m:0": [[0, 2, 2], [4, 1, 1]]})
+    np.testing.assert_array_equal(counts, np.int32([1, 2, 1, 1, 0, 1]))
+    np.testing.assert_array_equal(weighted, np.float32([0, 1, 1, 1.5]))
+    np.testing.assert_array_equal(rows, np.int32([[1, 0, 1, 0, 0], [0, 1, 0, 0, 1]]))
+    assert (counts.dtype, weighted.dtype, rows.dtype) == (np.int32, np.float32, np.int32)

@@ -305,6 +305,84 @@ def test_bincount():
         limits.set_max_tensor_bytes(previous)
 
 
+
+# --- DenseBincount ---------------------------------------------------------------------
+# Expected values and messages are TensorFlow 2.21's (tf.raw_ops.DenseBincount run in a
+# tf.compat.v1 session on the same inputs).
+
+F32_EMPTY = np.zeros(0, np.float32)
+
+
+@pytest.mark.parametrize("data,size,weights,binary,expected", [
+    ([1, 1, 3, 7, 0], 5, F32_EMPTY, False, np.float32([1, 2, 0, 1, 0])),
+    ([1, 1, 3, 7, 0], 5, np.float32([.5, 1.5, 2, 9, 1]), False, np.float32([1, 2, 0, 2, 0])),
+    ([1, 1, 3, 7, 0], 5, F32_EMPTY, True, np.float32([1, 1, 0, 1, 0])),
+    ([1, 1, 3, 7, 0], 5, np.float32([.5, 1.5, 2, 9, 1]), True, np.float32([1, 1, 0, 1, 0])),
+    (np.int64([1, 1, 3]), 4, np.int64([2, 3, 4]), False, np.int64([0, 5, 0, 4])),
+    (2, 4, F32_EMPTY, False, np.float32([0, 0, 1, 0])),
+    (2, 4, np.float32(3), False, np.float32([0, 0, 3, 0])),
+    ([[1, 1, 3], [0, 2, 9]], 4, np.zeros(0, np.int32), False, np.int32([[0, 2, 0, 1],
+                                                                        [1, 0, 1, 0]])),
+    ([[1, 1, 3], [0, 2, 9]], 4, np.float64([[1, 2, 3], [4, 5, 6]]), False,
+     np.float64([[0, 3, 0, 3], [4, 0, 5, 0]])),
+    ([[1, 1, 3], [0, 2, 9]], 4, np.zeros(0, np.int32), True, np.int32([[0, 1, 0, 1],
+                                                                       [1, 0, 1, 0]])),
+    ([[1, 1, 3], [0, 2, 9]], 4, np.float64([[1, 2, 3], [4, 5, 6]]), True,
+     np.float64([[0, 1, 0, 1], [1, 0, 1, 0]])),
+    ([1, 2], 0, F32_EMPTY, False, np.zeros(0, np.float32)),
+    (np.zeros((0, 3)), 3, F32_EMPTY, False, np.zeros((0, 3), np.float32)),
+    (np.zeros(0), 3, F32_EMPTY, False, np.float32([0, 0, 0])),
+])
+def test_dense_bincount_matches_tensorflow(data, size, weights, binary, expected):
+    index = np.asarray(data).dtype.type if np.asarray(data).dtype == np.int64 else np.int32
+    got = run1("DenseBincount", np.asarray(data, index), index(size), weights,
+               binary_output=binary)
+    assert got.dtype == expected.dtype and got.shape == expected.shape
+    np.testing.assert_array_equal(got, expected)
+
+
+@pytest.mark.parametrize("data,size,weights,message", [
+    ([1, -1, 2], 4, F32_EMPTY, "^Input arr must be non-negative!$"),
+    ([[1, -1, 2]], 4, F32_EMPTY,
+     "^Input 'in' must be non-negative! Negative input value found: -1$"),
+    ([1, 2], 3, np.ones(3, np.float32), "`weights` must be the same shape as `arr` or a "
+     "length-0 `Tensor`, in which case it acts as all weights equal to 1. Received \\[3\\]$"),
+    ([[1, 2]], 3, np.ones((1, 3), np.float32), "Received \\[1,3\\]$"),
+    ([1, 2], -2, F32_EMPTY, "^size \\(-2\\) must be non-negative$"),
+    ([[[1]]], 3, F32_EMPTY, "^Shape must be at most rank 2 but is rank 3$"),
+])
+def test_dense_bincount_errors_as_tensorflow(data, size, weights, message):
+    for binary in (False, True):
+        with pytest.raises(InvalidArgumentError, match=message):
+            run("DenseBincount", np.asarray(data, np.int32), np.int32(size), weights,
+                binary_output=binary)
+    with pytest.raises(InvalidArgumentError, match="^Shape must be rank 0 but is rank 1$"):
+        run("DenseBincount", np.int32([1]), np.int32([3]), F32_EMPTY)
+
+
+def test_dense_bincount_shape_function_as_tensorflow():
+    def infer(data, size_value, size_shape=()):
+        schema = get_op("DenseBincount")
+        attrs = {"T": dtypes.float32, "Tidx": dtypes.int32, "binary_output": False}
+        ctx = ShapeContext("n", "DenseBincount", attrs, [data, size_shape, (0,)],
+                           [None, size_value, None], 1)
+        return schema.shape_fn(ctx)[0]
+
+    four = np.int32(4)
+    # (input shape, with size 4, with size unknown), as TensorFlow 2.21 infers them
+    for data, known, unknown in [((), (4,), ()), ((None,), (4,), (None,)), ((5,), (4,), (None,)),
+                                 ((None, 3), (None, 4), (None, None)),
+                                 ((2, 3), (2, 4), (None, None)), (None, None, None)]:
+        assert (infer(data, four), infer(data, None), infer(data, None, None)) == (
+            known, unknown, unknown)
+    with pytest.raises(InvalidArgumentError, match="size \\(-1\\) must be non-negative"):
+        infer((2,), np.int32(-1))
+    with pytest.raises(InvalidArgumentError, match="at most rank 2 but is rank 3"):
+        infer((1, 1, 1), four)
+    with pytest.raises(InvalidArgumentError, match="rank 0 but is rank 1"):
+        infer((2,), None, (1,))
+
+
 # --- shape functions -------------------------------------------------------------------
 
 
