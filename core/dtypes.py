@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from tfx.core.errors import InvalidArgumentError
+from tfx.core.errors import DTypeError
 
 try:  # optional: the narrow float and int types
     import ml_dtypes as _ml
@@ -176,27 +176,41 @@ float = float32  # noqa: A001 - TensorFlow's public alias
 double = float64
 
 
-def as_dtype(value: Any) -> DType:
-    """Convert an enum number, name, numpy dtype or DType to a DType.
+def as_dtype(type_value: Any) -> DType:
+    """Convert an enum number, name, numpy dtype or DType to a DType (TF's `tf.as_dtype`).
 
-    Raises InvalidArgumentError for anything that is not a TensorFlow type.
+    Args:
+        type_value: a DType, a type name ("float32", "DT_FLOAT"), a DataType enum number,
+            or anything `np.dtype` takes (a numpy type, a Python type).
+
+    Returns:
+        The DType.
+
+    Raises:
+        DTypeError: `type_value` is not a TensorFlow type. It is a TypeError, as TensorFlow
+            raises, and an InvalidArgumentError for tfx's error paths.
+
+    Example:
+        >>> as_dtype("float32") is float32
     """
-    if isinstance(value, DType):
-        return value
-    if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
-        dtype = _BY_ENUM.get(int(value))
+    if isinstance(type_value, DType):
+        return type_value
+    if isinstance(type_value, (int, np.integer)) and not isinstance(type_value, bool):
+        dtype = _BY_ENUM.get(int(type_value))
         if dtype is None:
-            raise InvalidArgumentError(f"invalid DataType enum value {int(value)}")
+            raise _not_a_dtype(type_value, f"invalid DataType enum value {int(type_value)}")
         return dtype
-    if isinstance(value, str):
-        dtype = _BY_NAME.get(value.lower().removeprefix("dt_"))
+    if isinstance(type_value, str):
+        dtype = _BY_NAME.get(type_value.lower().removeprefix("dt_"))
         if dtype is None:
-            raise InvalidArgumentError(f"unknown dtype name {value!r}")
+            raise _not_a_dtype(type_value, "unknown dtype name")
         return dtype
+    if type_value is None:  # np.dtype(None) is float64; TensorFlow refuses None
+        raise _not_a_dtype(type_value, "None is not a type")
     try:
-        np_dtype = np.dtype(value)
-    except TypeError:
-        raise InvalidArgumentError(f"cannot interpret {value!r} as a dtype") from None
+        np_dtype = np.dtype(type_value)
+    except (TypeError, ValueError):
+        raise _not_a_dtype(type_value, "not a type name, enum number or numpy dtype") from None
     if np_dtype.kind in "SUO":
         return string
     dtype = _BY_NP.get(np_dtype)
@@ -204,8 +218,12 @@ def as_dtype(value: Any) -> DType:
         for candidate in _BY_ENUM.values():
             if candidate.np is not None and candidate.np == np_dtype and not candidate.is_ref:
                 return candidate
-        raise InvalidArgumentError(f"numpy dtype {np_dtype} has no TensorFlow equivalent")
+        raise _not_a_dtype(type_value, f"numpy dtype {np_dtype} has no TensorFlow equivalent")
     return dtype
+
+
+def _not_a_dtype(type_value: Any, why: str) -> DTypeError:
+    return DTypeError(f"cannot convert {type_value!r} to a DType: {why}")
 
 
 def all_dtypes() -> list[DType]:

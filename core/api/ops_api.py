@@ -30,6 +30,7 @@ from tfx.core.api.graph_builder import (
     as_shape,
     get_default_graph,
 )
+from tfx.core.dtypes import as_dtype
 from tfx.core.errors import InvalidArgumentError, closest
 from tfx.core.op_registry import get_op
 from tfx.protos import graph_pb2
@@ -41,20 +42,6 @@ __all__ = [
 ]
 
 _CONVERSION_FUNCTIONS: list[tuple[type, Any]] = []
-
-
-def as_dtype(type_value: Any) -> dtypes.DType:
-    """`tf.as_dtype`: a DType from a DType, a type name, an enum number or a numpy dtype.
-
-    The public spelling of `tfx.core.dtypes.as_dtype`, with TensorFlow's parameter name.
-
-    Example:
-        >>> as_dtype("float32") is float32
-    """
-    try:
-        return dtypes.as_dtype(type_value)
-    except InvalidArgumentError as exc:  # a TypeError to Python callers, as in TensorFlow
-        raise DTypeError(f"cannot convert {type_value!r} to a DType: {exc}") from None
 
 
 def register_tensor_conversion_function(base_type: type, conversion_func: Any) -> None:
