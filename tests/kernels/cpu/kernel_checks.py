@@ -1,16 +1,29 @@
-"""Helpers the CPU kernel tests share: running one op on read-only inputs, and
-central finite differences for checking gradient kernels.
+"""Helpers the CPU kernel tests share: running one op on read-only inputs, central finite
+differences for checking gradient kernels, and string tensors for the I/O kernels.
 
 Inputs are made read-only so a kernel that writes into its input fails loudly.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 
 import numpy as np
 
 from tfx.core.eager import run_op
+
+
+def strings(*values: str | bytes) -> np.ndarray:
+    """A string vector (bytes objects; str values encoded as UTF-8)."""
+    out = np.empty(len(values), dtype=object)
+    out[:] = [v.encode() if isinstance(v, str) else v for v in values]
+    return out
+
+
+def scalar(value: str | os.PathLike) -> np.ndarray:
+    """A string scalar holding a path."""
+    return np.array(os.fsencode(value), dtype=object)
 
 
 def frozen(value, dtype=None) -> np.ndarray:

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from kernel_checks import scalar, strings
 
 from tfx.core import dtypes
 from tfx.core.checkpoint import BundleReader, data_filename, load_tensors, save_tensors
@@ -42,16 +43,6 @@ def _fixture_tensors() -> dict[str, np.ndarray]:
 
 
 EXPECTED = _fixture_tensors()
-
-
-def strings(*values: str | bytes) -> np.ndarray:
-    out = np.empty(len(values), dtype=object)
-    out[:] = [v.encode() if isinstance(v, str) else v for v in values]
-    return out
-
-
-def scalar(value: str | os.PathLike) -> np.ndarray:
-    return np.array(os.fsencode(value), dtype=object)
 
 
 def save(prefix, tensors: dict[str, np.ndarray], **attrs) -> tuple:

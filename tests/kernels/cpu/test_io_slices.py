@@ -12,6 +12,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from kernel_checks import scalar, strings
 
 from tfx.core import dtypes
 from tfx.core.checkpoint import BundleReader, load_tensors
@@ -22,16 +23,6 @@ from tfx.core.session import Session
 
 FIXTURES = Path(__file__).resolve().parents[2] / "data" / "checkpoints"
 P = np.arange(20, dtype=np.float32).reshape(10, 2)
-
-
-def strings(*values: str | bytes) -> np.ndarray:
-    out = np.empty(len(values), dtype=object)
-    out[:] = [v.encode() if isinstance(v, str) else v for v in values]
-    return out
-
-
-def scalar(value: str | os.PathLike) -> np.ndarray:
-    return np.array(os.fsencode(value), dtype=object)
 
 
 def save(prefix, names: list[str], specs: list[str], *tensors: np.ndarray) -> None:
