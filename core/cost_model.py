@@ -43,6 +43,7 @@ import numpy as np
 from tfx.core import dtypes, tensor_util
 from tfx.core.devices import DeviceAttributes
 from tfx.core.errors import InvalidArgumentError, NotFoundError, TfxError
+from tfx.core.gcpause import paused_gc
 from tfx.core.graph import Graph, Node, Output
 from tfx.core.shapes import Shape, ShapeContext
 
@@ -339,6 +340,7 @@ class CostModel:
         >>> model.compute_time(graph.node("matmul"), devices.devices[0])
     """
 
+    @paused_gc()
     def __init__(self, graph: Graph, *, input_shapes: Mapping[str, Sequence[int | None]]
                  | None = None, profile: Profile | None = None, unknown_dim: int = 1) -> None:
         self.graph = graph

@@ -55,6 +55,7 @@ from tfx.core.colocation import ColocationGroup, colocation_groups
 from tfx.core.cost_model import FREE_OPS, CostModel
 from tfx.core.devices import TYPE_PRIORITY, DeviceAttributes, DeviceSet
 from tfx.core.errors import InvalidArgumentError, ResourceExhaustedError
+from tfx.core.gcpause import paused_gc
 from tfx.core.graph import Graph, Node
 
 _NEXT = ("NextIteration", "RefNextIteration")
@@ -128,6 +129,7 @@ class Placement:
         }
 
 
+@paused_gc()
 def place(graph: Graph, device_set: DeviceSet, *, cost_model: CostModel | None = None,
           soft_placement: bool = False, strategy: str = "greedy") -> Placement:
     """Set every node's device; return the placement and its simulated reports.
@@ -204,6 +206,7 @@ def place(graph: Graph, device_set: DeviceSet, *, cost_model: CostModel | None =
     return Placement(assignment, report, greedy_report, baselines, sim.lower_bound(), note)
 
 
+@paused_gc()
 def simulate(graph: Graph, device_set: DeviceSet, cost_model: CostModel | None = None,
              strategy: str = "given") -> SimulationReport:
     """Simulate a graph whose nodes already carry full device names from `device_set`."""
