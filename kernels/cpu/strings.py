@@ -13,15 +13,12 @@ excepted). Behaviour and error messages follow TensorFlow 2.21's kernels:
   Fingerprint64 (StringToHashBucketFast), SipHash-2-4 (StringToHashBucketStrong)
   and TensorFlow's legacy Hash64, a MurmurHash64A with seed 0xDECAFCAFFE
   (StringToHashBucket).
-* Regexes are RE2 patterns, translated to Python's `re` and matched on the
-  UTF-8-decoded text (invalid bytes kept as surrogates), so `.` is one
-  character as in RE2. The translation keeps RE2's meaning for `$` (end of
-  text unless (?m)), `\\z`, ASCII-only `\\d \\w \\s`, POSIX classes such as
-  `[[:alpha:]]` and `\\pL`/`\\pN`, and refuses what RE2 refuses (lookaround,
-  backreferences, `\\Z`). Known differences: `\\b` and case folding under
-  (?i) follow Python's Unicode rules; flags in the middle of a pattern, `\\C`,
-  `\\Q...\\E` and Unicode script classes (`\\p{Greek}`) are not supported.
-  Global replacement skips an empty match that touches the previous match, as
+* Regexes are RE2 itself (the google-re2 binding, with RE2's default options as
+  TensorFlow uses them), matched on the raw bytes in UTF-8 mode: the same
+  syntax, the same answers and RE2's linear time, so a hostile pattern in a
+  graph cannot make a step take exponential time. Replacements follow RE2's
+  Replace and GlobalReplace; GlobalReplace skips an empty match that touches
+  the previous match and steps one UTF-8 character, as
   RE2's GlobalReplace does ("a*" on "baaac" gives "-b-c-").
 """
 
@@ -30,8 +27,10 @@ from __future__ import annotations
 import base64
 import re
 import zlib
+from typing import Any
 
 import numpy as np
+import re2
 
 from tfx.core import dtypes
 from tfx.core.errors import DataLossError, InvalidArgumentError, UnimplementedError
@@ -450,125 +449,33 @@ class StringUpper(_ChangeCase):
 
 # --- regular expressions ----------------------------------------------------------------
 
-_POSIX_CLASSES = {
-    "alnum": "0-9A-Za-z", "alpha": "A-Za-z", "ascii": "\\x00-\\x7f", "blank": "\\t ",
-    "cntrl": "\\x00-\\x1f\\x7f", "digit": "0-9", "graph": "!-~", "lower": "a-z",
-    "print": " -~", "punct": "!-/:-@\\[-`{-~", "space": "\\t\\n\\v\\f\\r ", "upper": "A-Z",
-    "word": "0-9A-Za-z_", "xdigit": "0-9A-Fa-f",
-}
-# RE2's Perl classes are ASCII; Python's are Unicode on str patterns.
-_PERL_CLASSES = {"d": "0-9", "w": "0-9A-Za-z_", "s": "\\t\\n\\f\\r "}
-# (class, its complement) for the Unicode classes tfx maps: letters and digits.
-_UNICODE_CLASSES = {"L": ("[^\\W\\d_]", "[\\W\\d_]"), "N": ("\\d", "\\D"),
-                    "Nd": ("\\d", "\\D")}
-_LOOKAROUND = re.compile(r"\(\?(=|!|<=|<!|>)")
+# RE2's default options, as TensorFlow's kernels use them; the failure is reported here,
+# in one line, rather than logged by RE2 to stderr as well.
+_RE2_OPTIONS = re2.Options()
+_RE2_OPTIONS.log_errors = False
 
 
-def _pattern_error(pattern: str, message: str) -> InvalidArgumentError:
-    return InvalidArgumentError(f"Invalid pattern: {pattern}, error: {message}")
+def _pattern_error(pattern: bytes, message: str) -> InvalidArgumentError:
+    return InvalidArgumentError(
+        f"Invalid pattern: {_text(pattern)}, error: {message}")
 
 
-def translate_re2(pattern: str) -> str:
-    """An RE2 pattern rewritten for Python's `re` with the same meaning (see the module notes)."""
-    out: list[str] = []
-    multiline = re.match(r"\(\?[a-zA-Z]*m", pattern) is not None
-    in_class = False
-    i, n = 0, len(pattern)
-    while i < n:
-        c = pattern[i]
-        if c == "\\" and i + 1 < n:
-            e = pattern[i + 1]
-            i += 2
-            if e in _PERL_CLASSES or e.lower() in _PERL_CLASSES:
-                body = _PERL_CLASSES[e.lower()]
-                negate = e.isupper()
-                if in_class and not negate:
-                    out.append(body)
-                elif in_class:
-                    out.append("\\" + e)
-                else:
-                    out.append(("[^" if negate else "[") + body + "]")
-            elif e in "pP":
-                name = pattern[i] if i < n else ""
-                if name == "{":
-                    close = pattern.find("}", i)
-                    if close < 0:  # without this, i would go back to 0 and loop forever
-                        raise _pattern_error(
-                            pattern, f"invalid character class range: {pattern[i - 2:]}")
-                    name, i = pattern[i + 1:close], close + 1
-                else:
-                    i += 1
-                if name not in _UNICODE_CLASSES or in_class:
-                    raise _pattern_error(
-                        pattern, f"tfx supports \\pL, \\pN and \\p{{Nd}} outside classes only, "
-                                 f"not \\{e}{name}")
-                out.append(_UNICODE_CLASSES[name][e == "P"])
-            elif e == "z" and not in_class:
-                out.append("\\Z")
-            elif e in "Z" or (e.isdigit() and e != "0" and not in_class):
-                raise _pattern_error(pattern, f"invalid escape sequence: \\{e}")
-            else:
-                out.append("\\" + e)
-            continue
-        if in_class:
-            if c == "[" and pattern.startswith("[:", i):
-                close = pattern.find(":]", i + 2)
-                name = pattern[i + 2:close] if close > 0 else ""
-                if name not in _POSIX_CLASSES:
-                    raise _pattern_error(pattern, f"invalid character class range: {name}")
-                out.append(_POSIX_CLASSES[name])
-                i = close + 2
-                continue
-            if c == "]":
-                in_class = False
-            out.append("\\[" if c == "[" else c)
-            i += 1
-            continue
-        if c == "[":
-            in_class = True
-            out.append(c)
-            i += 1
-            # A ']' first in a class (after an optional '^') is a literal.
-            if pattern.startswith("^", i):
-                out.append("^")
-                i += 1
-            if pattern.startswith("]", i):
-                out.append("\\]")
-                i += 1
-            continue
-        if c == "(":
-            look = _LOOKAROUND.match(pattern, i)
-            if look:
-                raise _pattern_error(pattern, f"invalid perl operator: {look.group(0)}")
-            if pattern.startswith("(?<", i):  # RE2's named group without the P
-                out.append("(?P<")
-                i += 3
-                continue
-        if c == "$" and not multiline:
-            out.append("\\Z")  # RE2's $ is the end of the text, never before a final newline
-            i += 1
-            continue
-        out.append(c)
-        i += 1
-    return "".join(out)
+def compile_re2(pattern: bytes | str) -> Any:
+    """Compile an RE2 pattern as TensorFlow does (UTF-8, RE2's defaults).
 
-
-def compile_re2(pattern: str) -> re.Pattern:
-    """Compile an RE2 pattern; errors carry RE2's wording where it is known."""
-    translated = translate_re2(pattern)
+    Raises:
+        InvalidArgumentError: the pattern does not parse (RE2's own message), or
+            compiles to a program larger than RE2's memory budget.
+    """
+    if isinstance(pattern, str):
+        pattern = _bytes(pattern)
     try:
-        return re.compile(translated)
-    except re.error as exc:
-        message = str(exc.msg)
-        if message.startswith("missing ), unterminated subpattern"):
-            message = f"missing ): {pattern}"
-        elif message.startswith("unterminated character set"):
-            message = f"missing ]: {pattern[pattern.rfind('['):]}"
-        elif message.startswith("unbalanced parenthesis"):
-            message = f"unexpected ): {pattern}"
-        elif message.startswith("nothing to repeat"):
-            message = f"missing argument to repetition operator: {pattern[exc.pos or 0]}"
-        raise _pattern_error(pattern, message) from None
+        return re2.compile(pattern, _RE2_OPTIONS)
+    except re2.error as exc:
+        reason = exc.args[0] if exc.args else b"compile failed"
+        if isinstance(reason, bytes):
+            reason = reason.decode("utf-8", "replace")
+        raise _pattern_error(pattern, str(reason)) from None
 
 
 class Rewrite:
@@ -578,34 +485,50 @@ class Rewrite:
     other escape ends the rewrite there (RE2 logs it and keeps what it built).
     """
 
-    def __init__(self, rewrite: str) -> None:
-        self.pieces: list[str | int] = []
+    def __init__(self, rewrite: bytes | str) -> None:
+        if isinstance(rewrite, str):
+            rewrite = _bytes(rewrite)
+        self.pieces: list[bytes | int] = []
         self.max_group = 0
-        text, i = [], 0
+        text, i = bytearray(), 0
         while i < len(rewrite):
             c = rewrite[i]
-            if c != "\\":
+            if c != _BACKSLASH:
                 text.append(c)
                 i += 1
                 continue
-            e = rewrite[i + 1] if i + 1 < len(rewrite) else ""
-            if e == "\\":
-                text.append("\\")
-            elif e.isdigit():
-                self.pieces.append("".join(text))
-                text = []
-                self.pieces.append(int(e))
-                self.max_group = max(self.max_group, int(e))
+            e = rewrite[i + 1] if i + 1 < len(rewrite) else -1
+            if e == _BACKSLASH:
+                text.append(_BACKSLASH)
+            elif _DIGIT_0 <= e <= _DIGIT_9:
+                self.pieces.append(bytes(text))
+                text = bytearray()
+                self.pieces.append(e - _DIGIT_0)
+                self.max_group = max(self.max_group, e - _DIGIT_0)
             else:
                 break
             i += 2
-        self.pieces.append("".join(text))
+        self.pieces.append(bytes(text))
 
-    def expand(self, match: re.Match) -> str:
-        return "".join(p if isinstance(p, str) else (match.group(p) or "") for p in self.pieces)
+    def expand(self, match: Any) -> bytes:
+        return b"".join(p if isinstance(p, bytes) else (match.group(p) or b"")
+                        for p in self.pieces)
 
 
-def regex_replace(regex: re.Pattern, rewrite: Rewrite, text: str, replace_global: bool) -> str:
+_BACKSLASH, _DIGIT_0, _DIGIT_9 = ord("\\"), ord("0"), ord("9")
+
+
+def _utf8_length(text: bytes, pos: int) -> int:
+    """Bytes of the UTF-8 character at `pos` (1 for a byte that starts none)."""
+    lead = text[pos]
+    size = 1 if lead < 0x80 else 2 if 0xC2 <= lead < 0xE0 else 3 if 0xE0 <= lead < 0xF0 \
+        else 4 if 0xF0 <= lead < 0xF5 else 1
+    if size > 1 and not all(0x80 <= b < 0xC0 for b in text[pos + 1:pos + size]):
+        return 1
+    return min(size, len(text) - pos)
+
+
+def regex_replace(regex: Any, rewrite: Rewrite, text: bytes, replace_global: bool) -> bytes:
     """RE2's Replace (first match) or GlobalReplace (every match) on one string."""
     if rewrite.max_group > regex.groups:
         return text
@@ -614,7 +537,7 @@ def regex_replace(regex: re.Pattern, rewrite: Rewrite, text: str, replace_global
         if match is None:
             return text
         return text[:match.start()] + rewrite.expand(match) + text[match.end():]
-    out: list[str] = []
+    out: list[bytes] = []
     pos, last_end = 0, -1
     while pos <= len(text):
         match = regex.search(text, pos)
@@ -625,8 +548,9 @@ def regex_replace(regex: re.Pattern, rewrite: Rewrite, text: str, replace_global
             # RE2 refuses an empty match where the previous match ended: step one character.
             if start >= len(text):
                 break
-            out.append(text[pos:start + 1])
-            pos = start + 1
+            step = _utf8_length(text, start)
+            out.append(text[pos:start + step])
+            pos = start + step
             continue
         out.append(text[pos:start])
         out.append(rewrite.expand(match))
@@ -634,10 +558,20 @@ def regex_replace(regex: re.Pattern, rewrite: Rewrite, text: str, replace_global
         if start == end:
             if pos >= len(text):
                 break
-            out.append(text[pos])
-            pos += 1
+            step = _utf8_length(text, pos)
+            out.append(text[pos:pos + step])
+            pos += step
     out.append(text[pos:])
-    return "".join(out)
+    return b"".join(out)
+
+
+def _scalar_bytes(value, what: str) -> bytes:
+    array = np.asarray(value, dtype=object)
+    if array.shape != ():
+        raise InvalidArgumentError(
+            f"{what} must be a scalar, but has shape {list(array.shape)}")
+    item = array.item()
+    return item if isinstance(item, bytes) else _bytes(str(item))
 
 
 def _scalar_string(value, what: str) -> str:
@@ -652,16 +586,15 @@ def _scalar_string(value, what: str) -> str:
 class RegexReplace(OpKernel):
     def setup(self, replace_global: bool = True, **attrs) -> None:
         self.replace_global = replace_global
-        self.cache: tuple[str, re.Pattern] | None = None
+        self.cache: tuple[bytes, Any] | None = None
 
     def compute(self, input, pattern, rewrite):  # noqa: A002 - TensorFlow's argument name
-        pattern = _scalar_string(pattern, "Pattern")
-        rewrite = Rewrite(_scalar_string(rewrite, "Rewrite"))
+        pattern = _scalar_bytes(pattern, "Pattern")
+        rewrite = Rewrite(_scalar_bytes(rewrite, "Rewrite"))
         if self.cache is None or self.cache[0] != pattern:
             self.cache = (pattern, compile_re2(pattern))
         regex = self.cache[1]
-        return (_map(input, lambda v: _bytes(
-            regex_replace(regex, rewrite, _text(v), self.replace_global))),)
+        return (_map(input, lambda v: regex_replace(regex, rewrite, v, self.replace_global)),)
 
 
 @register_kernel("StaticRegexReplace", "CPU")
@@ -672,21 +605,21 @@ class StaticRegexReplace(OpKernel):
         self.replace_global = replace_global
 
     def compute(self, input):  # noqa: A002 - TensorFlow's argument name
-        return (_map(input, lambda v: _bytes(
-            regex_replace(self.regex, self.rewrite, _text(v), self.replace_global))),)
+        return (_map(input, lambda v: regex_replace(
+            self.regex, self.rewrite, v, self.replace_global)),)
 
 
 @register_kernel("RegexFullMatch", "CPU")
 class RegexFullMatch(OpKernel):
     def setup(self, **attrs) -> None:
-        self.cache: tuple[str, re.Pattern] | None = None
+        self.cache: tuple[bytes, Any] | None = None
 
     def compute(self, input, pattern):  # noqa: A002 - TensorFlow's argument name
-        pattern = _scalar_string(pattern, "Pattern")
+        pattern = _scalar_bytes(pattern, "Pattern")
         if self.cache is None or self.cache[0] != pattern:
             self.cache = (pattern, compile_re2(pattern))
         regex = self.cache[1]
-        return (_map(input, lambda v: regex.fullmatch(_text(v)) is not None, np.bool_),)
+        return (_map(input, lambda v: regex.fullmatch(v) is not None, np.bool_),)
 
 
 @register_kernel("StaticRegexFullMatch", "CPU")
@@ -699,7 +632,7 @@ class StaticRegexFullMatch(OpKernel):
 
     def compute(self, input):  # noqa: A002 - TensorFlow's argument name
         regex = self.regex
-        return (_map(input, lambda v: regex.fullmatch(_text(v)) is not None, np.bool_),)
+        return (_map(input, lambda v: regex.fullmatch(v) is not None, np.bool_),)
 
 
 # --- ReduceJoin -------------------------------------------------------------------------

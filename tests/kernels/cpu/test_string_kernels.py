@@ -10,6 +10,7 @@ from __future__ import annotations
 import base64
 import gzip
 import re
+import time
 import zlib
 
 import numpy as np
@@ -26,7 +27,7 @@ from tfx.core.errors import (
     UnimplementedError,
 )
 from tfx.core.limits import set_max_tensor_bytes
-from tfx.kernels.cpu.strings import fingerprint64, hash64, siphash24, translate_re2
+from tfx.kernels.cpu.strings import fingerprint64, hash64, siphash24
 
 
 def _corpus() -> list[bytes]:
@@ -416,14 +417,40 @@ def test_regex_errors(pattern, message) -> None:
         run("StaticRegexReplace", strings("a"), pattern=pattern, rewrite="x")
 
 
-def test_regex_full_match_and_translation() -> None:
+def test_regex_full_match() -> None:
     out = run1("RegexFullMatch", strings("abc", "ab", "abcd"), _scalar(b"ab.?"))
     assert out.dtype == np.bool_ and out.tolist() == [True, True, False]
     with pytest.raises(InvalidArgumentError, match="Pattern must be a scalar"):
         run("RegexFullMatch", strings("abc"), strings("a"))
-    assert translate_re2(r"\d+$") == r"[0-9]+\Z"
-    assert translate_re2(r"(?m)a$") == r"(?m)a$"
-    assert translate_re2(r"[\d[:upper:]]") == r"[0-9A-Z]"
+    # RE2's meaning: \d is ASCII, . is one UTF-8 character, [[:upper:]] is POSIX.
+    texts = strings("12", "١٢", "é", "AB", "ab")
+    assert run1("RegexFullMatch", texts, _scalar(rb"\d+")).tolist() == [
+        True, False, False, False, False]
+    assert run1("RegexFullMatch", texts, _scalar(b".")).tolist() == [
+        False, False, True, False, False]
+    assert run1("StaticRegexFullMatch", texts, pattern="[[:upper:]]+").tolist() == [
+        False, False, False, True, False]
+
+
+def test_regex_on_bytes_that_are_not_utf8() -> None:
+    # TensorFlow hands RE2 the raw bytes: an invalid byte matches no character class
+    # but survives a replacement untouched.
+    raw = np.array([b"a\xffb"], object)
+    assert run1("StaticRegexReplace", raw, pattern="b", rewrite="c").tolist() == [b"a\xffc"]
+    assert run1("StaticRegexReplace", raw, pattern="", rewrite="-").tolist() == [
+        b"-a-\xff-b-"]
+    assert run1("StaticRegexFullMatch", raw, pattern="a.b").tolist() == [False]
+
+
+@pytest.mark.parametrize("pattern", ["(a+)+$", "(a|aa)+$", "(.*a){12}$"])
+def test_hostile_patterns_run_in_linear_time(pattern) -> None:
+    # Backtracking engines take exponential time on these; RE2 does not.
+    text = np.array([b"a" * 5000 + b"!"], object)
+    start = time.perf_counter()
+    assert run1("StaticRegexFullMatch", text, pattern=pattern).tolist() == [False]
+    assert run1("StaticRegexReplace", text, pattern=pattern, rewrite="x").tolist() == [
+        text[0]]
+    assert time.perf_counter() - start < 5
 
 
 def test_reduce_join() -> None:
