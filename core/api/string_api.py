@@ -4,8 +4,8 @@ Each function adds one op (named after its op type unless `name` is given).
 `regex_replace` and `regex_full_match` use the Static* ops when the pattern
 (and rewrite) are Python strings, compiled once per node, and the dynamic ops
 when they are tensors. `reduce_join` with no axis joins over every axis, last
-axis first, so the result reads in row-major order. Patterns are RE2's; see
-`tfx.kernels.cpu.strings` for how they map onto Python's `re`.
+axis first, so the result reads in row-major order. Patterns are RE2's and run
+on RE2 itself (`tfx.kernels.cpu.strings`).
 """
 
 from __future__ import annotations
