@@ -24,6 +24,7 @@ from __future__ import annotations
 import ctypes
 import ctypes.util
 import math
+import threading
 from functools import lru_cache
 from typing import Any
 
@@ -75,6 +76,8 @@ class _WordReader:
 class _Sampler:
     """A distribution over [0, range): `sample` one id, `probability` of ids (float32)."""
 
+    learns = False  # whether `update` changes the distribution
+
     def __init__(self, range_max: int) -> None:
         self.range = range_max
 
@@ -117,6 +120,8 @@ class _All(_Sampler):
 
 
 class _LearnedUnigram(_Sampler):
+    learns = True
+
     def __init__(self, range_max: int) -> None:
         super().__init__(range_max)
         self._weights = np.ones(range_max, dtype=np.int64)
@@ -231,7 +236,7 @@ def _read_vocab_counts(path: str) -> list[float]:
 
 
 class _CandidateSamplerKernel(OpKernel):
-    __slots__ = ("_stream", "_sampler", "_num_true", "_num_sampled", "_unique")
+    __slots__ = ("_stream", "_sampler", "_num_true", "_num_sampled", "_unique", "_lock")
 
     def make_sampler(self, attrs: dict[str, Any]) -> _Sampler:  # pragma: no cover
         raise NotImplementedError
@@ -242,6 +247,7 @@ class _CandidateSamplerKernel(OpKernel):
         self._num_sampled = int(attrs["num_sampled"])
         self._unique = bool(attrs["unique"])
         self._sampler = self.make_sampler(attrs)
+        self._lock = threading.Lock()
 
     def compute(self, true_classes):
         true_classes = np.asarray(true_classes, dtype=np.int64)
@@ -258,6 +264,15 @@ class _CandidateSamplerKernel(OpKernel):
                 f"`true_candidate` out of range [0, {sampler.range}), received {bad}")
         if self._unique and self._num_sampled > sampler.range:
             raise InvalidArgumentError("Sampler's range is too small.")
+        if not sampler.learns:
+            return self._sample(true_classes)
+        # The kernel is shared by the session's steps, which may run at once: a run samples
+        # and counts from one state of the learned weights and adds its classes alone.
+        with self._lock:
+            return self._sample(true_classes)
+
+    def _sample(self, true_classes: np.ndarray) -> tuple:
+        sampler = self._sampler
         sampled, tries = self._draw()
         count = self._num_sampled
         true_expected = _expected_count(sampler.probability(true_classes), count, tries)
