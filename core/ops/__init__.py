@@ -27,6 +27,7 @@ from tfx.core.ops import (  # noqa: F401 - imported for their registrations
     reader_ops,
     script_ops,
     sendrecv_ops,
+    session_ops,
     set_ops,
     sparse_ops,
     sparse_serialization_ops,

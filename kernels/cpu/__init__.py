@@ -35,6 +35,7 @@ from tfx.kernels.cpu import (  # noqa: F401 - imported for their registrations
     script,
     segment,
     sendrecv,
+    session_handles,
     sets,
     sparse,
     sparse_serialization,
