@@ -50,6 +50,7 @@ from tfx.core.api.nn_conv_api import (  # noqa: F401 - re-exported as tf.nn
     separable_conv2d,
 )
 from tfx.core.api.ops_api import apply_op, convert_to_tensor, identity, stop_gradient
+from tfx.core.api.partitioned_variables_api import PartitionedVariable
 
 # The tf.nn names: exactly what `tfx.nn` exposes.
 __all__ = [
@@ -395,7 +396,8 @@ def top_k(input: Any, k: Any = 1, sorted: bool = True, index_type: Any = dtypes.
 def embedding_lookup(params: Any, ids: Any, partition_strategy: str = "mod",
                      name: str | None = None, validate_indices: bool = True,
                      max_norm: Any = None) -> Tensor:
-    """Rows `ids` of `params`, which may be a list of shards (the seed's Figure 4).
+    """Rows `ids` of `params`, which may be a list of shards (the seed's Figure 4) or a
+    PartitionedVariable (its pieces are the shards).
 
     With several shards, id `i` lives in shard `i % n` at row `i // n` ("mod") or in
     contiguous ranges ("div"); each shard's gather is colocated with it.
@@ -409,6 +411,9 @@ def embedding_lookup(params: Any, ids: Any, partition_strategy: str = "mod",
     if not isinstance(params, (list, tuple)):
         params = [params]
     params = list(params)
+    if len(params) == 1 and isinstance(params[0], PartitionedVariable):
+        # Also when a caller wrapped it in a list (embedding_lookup_sparse, sampled losses).
+        params = list(params[0])
     if not params:
         raise ValueError("embedding_lookup needs at least one parameter shard")
     with name_scope(name, "embedding_lookup", params + [ids]) as scope:

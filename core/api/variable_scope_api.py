@@ -33,7 +33,10 @@ The rules, as TensorFlow's:
   Python/numpy value (the shape is then the value's), or a function of no arguments.
 - A regularizer's loss (built under "name/Regularizer/") joins REGULARIZATION_LOSSES.
 
-Partitioned variables (`partitioner=`) are not supported: passing one is an error.
+- With a partitioner (`partitioner=` or the scope's), `get_variable` returns a
+  `PartitionedVariable` of pieces "name/part_0", ... (see partitioned_variables_api); a
+  reusing scope finds it without the partitioner. A name is either partitioned or not:
+  asking for the other kind is an error.
 """
 
 from __future__ import annotations
@@ -47,16 +50,26 @@ from collections.abc import Callable
 from typing import Any
 
 from tfx.core import dtypes
+from tfx.core.api import array_api
 from tfx.core.api.compat_api import resource_variables_enabled
 from tfx.core.api.graph_builder import (
     Graph,
     GraphKeys,
+    Tensor,
     TensorShape,
     as_shape,
     get_default_graph,
 )
 from tfx.core.api.init_ops_api import GlorotUniform, Zeros
 from tfx.core.api.ops_api import convert_to_tensor
+from tfx.core.api.partitioned_variables_api import (
+    PartitionedVariable,
+    PartitionInfo,
+    call_partitioner,
+    iter_slices,
+    slice_dim_and_count,
+)
+from tfx.core.api.saver_api import SaveSliceInfo, set_save_slice_info
 from tfx.core.api.state_api import Variable
 
 __all__ = [
@@ -91,6 +104,7 @@ class _VariableStore:
 
     def __init__(self) -> None:
         self.variables: dict[str, Variable] = {}
+        self.partitioned: dict[str, PartitionedVariable] = {}
 
     def get_variable(self, name: str, shape: Any = None, dtype: Any = dtypes.float32,
                      initializer: Any = None, regularizer: Any = None, reuse: Any = None,
@@ -99,7 +113,7 @@ class _VariableStore:
                      validate_shape: bool = True, use_resource: bool | None = None,
                      custom_getter: Callable[..., Any] | None = None,
                      constraint: Any = None, synchronization: Any = None,
-                     aggregation: Any = None) -> Variable:
+                     aggregation: Any = None) -> Variable | PartitionedVariable:
         if custom_getter is not None and not callable(custom_getter):
             raise ValueError(f"Passed a custom_getter which is not callable: {custom_getter}")
         dtype = dtypes.as_dtype(dtype).base
@@ -123,12 +137,101 @@ class _VariableStore:
                      caching_device: Any = None, partitioner: Any = None,
                      validate_shape: bool = True, use_resource: bool | None = None,
                      constraint: Any = None, synchronization: Any = None,
-                     aggregation: Any = None) -> Variable:
-        if partitioner is not None and not (isinstance(shape, (list, tuple)) and not shape):
-            raise NotImplementedError(
-                f"get_variable {name!r}: partitioned variables (partitioner=) are not "
-                "supported by tfx"
-            )
+                     aggregation: Any = None) -> Variable | PartitionedVariable:
+        kwargs: dict[str, Any] = dict(
+            shape=shape, dtype=dtype, initializer=initializer, regularizer=regularizer,
+            reuse=reuse, trainable=trainable, collections=collections,
+            caching_device=caching_device, validate_shape=validate_shape,
+            use_resource=use_resource, constraint=constraint)
+        is_scalar = isinstance(shape, (list, tuple)) and not shape
+        if partitioner is not None and not is_scalar:
+            if not callable(partitioner):
+                raise ValueError(f"Partitioner must be callable, but received: {partitioner}")
+            with get_default_graph().name_scope(None):
+                return self.get_partitioned_variable(name, partitioner=partitioner, **kwargs)
+        # A reusing scope finds a partitioned variable without being given its partitioner.
+        if reuse is True and partitioner is None and name in self.partitioned:
+            return self.get_partitioned_variable(name, partitioner=None, **kwargs)
+        if f"{name}/part_0" in self.variables:
+            raise ValueError(f"No partitioner was provided, but a partitioned version of the "
+                             f"variable was found: {name}/part_0. Perhaps a variable of the "
+                             "same name was already created with partitioning?")
+        return self._single_variable(name, **kwargs)
+
+    def get_partitioned_variable(self, name: str, shape: Any = None,
+                                 dtype: Any = dtypes.float32, initializer: Any = None,
+                                 regularizer: Any = None, reuse: Any = None,
+                                 trainable: bool | None = None, collections: Any = None,
+                                 caching_device: Any = None, partitioner: Any = None,
+                                 validate_shape: bool = True, use_resource: bool | None = None,
+                                 constraint: Any = None) -> PartitionedVariable:
+        """The partitioned variable `name`: created as one variable per piece
+        ("name/part_0", ...), or the existing one when reusing."""
+        if name in self.variables:
+            raise ValueError(f"A partitioner was provided, but an unpartitioned version of the "
+                             f"variable was found: {name}.  Perhaps a variable of the same "
+                             "name was already created without partitioning?")
+        dtype = dtypes.as_dtype(dtype).base
+        shape = as_shape(shape)
+        if isinstance(initializer, Tensor):
+            shape = shape.merge_with(initializer.shape)
+        partitions = None
+        if not reuse or partitioner:
+            partitions = call_partitioner(partitioner, shape, dtype)
+        found = self.partitioned.get(name)
+        if found is not None:
+            return _check_reused_partitioned(found, name, shape, dtype, partitions, reuse)
+        if reuse is True:
+            raise ValueError(f"PartitionedVariable {name} does not exist, or was not created "
+                             "with tf.get_variable(). Did you mean to set reuse=False or "
+                             "reuse=tf.AUTO_REUSE in VarScope?")
+        dim, count = slice_dim_and_count(partitions)
+        self._check_no_stale_parts(name, count)
+        parts = []
+        graph = get_default_graph()
+        for i, (offset, piece_shape) in enumerate(iter_slices(shape.as_list(), count, dim)):
+            part_name = f"{name}/part_{i}"
+            init, init_shape = initializer, piece_shape
+            if initializer is not None and not callable(initializer):
+                # A value initializes the pieces with its slices.
+                with graph.name_scope(f"{part_name}/PartitionedInitializer/"):
+                    value = initializer if isinstance(initializer, Tensor) else (
+                        convert_to_tensor(initializer, dtype=dtype))
+                    init = array_api.slice(value, offset, piece_shape)
+                dtype, init_shape = init.dtype.base, None
+            part = self._single_variable(
+                part_name, shape=init_shape, dtype=dtype, initializer=init,
+                regularizer=regularizer, reuse=reuse, trainable=trainable,
+                collections=collections, caching_device=caching_device,
+                validate_shape=validate_shape, use_resource=use_resource,
+                constraint=constraint,
+                partition_info=PartitionInfo(full_shape=shape.as_list(), var_offset=offset))
+            set_save_slice_info(part, SaveSliceInfo(name, shape.as_list(), offset, piece_shape))
+            parts.append(part)
+        partitioned = PartitionedVariable(name, shape, dtype, parts, partitions)
+        self.partitioned[name] = partitioned
+        return partitioned
+
+    def _check_no_stale_parts(self, name: str, count: int) -> None:
+        """Pieces made earlier under `name` must be exactly `count`."""
+        if f"{name}/part_0" not in self.variables:
+            return
+        if f"{name}/part_{count - 1}" not in self.variables:
+            raise ValueError(f"Partitioner returned a different partitioning than what was "
+                             f"already found.  Partitioner returned {count} shards, and shard "
+                             f"{name}/part_0 was found, but {name}/part_{count - 1} was not.")
+        if f"{name}/part_{count}" in self.variables:
+            raise ValueError(f"Partitioner returned a different partitioning than what was "
+                             f"already found.  Partitioner returned {count} shards, and shard "
+                             f"{name}/part_0 was found, but so was the extra shard "
+                             f"{name}/part_{count}.")
+
+    def _single_variable(self, name: str, shape: Any = None, dtype: Any = dtypes.float32,
+                         initializer: Any = None, regularizer: Any = None, reuse: Any = None,
+                         trainable: bool | None = None, collections: Any = None,
+                         caching_device: Any = None, validate_shape: bool = True,
+                         use_resource: bool | None = None, constraint: Any = None,
+                         partition_info: PartitionInfo | None = None) -> Variable:
         from_value = initializer is not None and not callable(initializer)
         if shape is not None and from_value:
             raise ValueError("If initializer is a constant, do not specify shape.")
@@ -153,7 +256,8 @@ class _VariableStore:
             if from_value:
                 init_val, variable_dtype = initializer, None
             else:
-                init_val, variable_dtype = _initial_value_fn(initializer, shape, dtype), dtype
+                init_val = _initial_value_fn(initializer, shape, dtype, partition_info)
+                variable_dtype = dtype
             if use_resource is None:
                 use_resource = resource_variables_enabled()
             var = Variable(init_val, trainable=True if trainable is None else trainable,
@@ -164,6 +268,25 @@ class _VariableStore:
         if regularizer:
             _add_regularization_loss(graph, var, name, regularizer)
         return var
+
+
+def _check_reused_partitioned(found: PartitionedVariable, name: str, shape: TensorShape,
+                              dtype: dtypes.DType, partitions: list[int] | None,
+                              reuse: Any) -> PartitionedVariable:
+    if reuse is False:
+        raise ValueError(f"Partitioned variable with name {name} already exists. Did you mean "
+                         "to set reuse=True or reuse=tf.AUTO_REUSE in VarScope?")
+    if not shape.is_compatible_with(found.get_shape()):
+        raise ValueError(f"Trying to reuse partitioned variable {name}, but specified shape "
+                         f"{shape} and found shape {found.get_shape()}.")
+    if dtype is not found.dtype.base:
+        raise ValueError(f"Trying to reuse partitioned variable {name}, but specified dtype "
+                         f"{dtype.name} and found dtype {found.dtype.name}.")
+    if partitions is not None and found.get_partitions() != partitions:
+        raise ValueError(f"Trying to reuse partitioned variable {name}, but specified "
+                         f"partitions {partitions} and found partitions "
+                         f"{found.get_partitions()}.")
+    return found
 
 
 def _check_reused(found: Variable, name: str, shape: TensorShape | None,
@@ -188,9 +311,10 @@ def _default_initializer(name: str, dtype: dtypes.DType) -> Any:
     raise ValueError(f"An initializer for variable {name} of {dtype.name} is required")
 
 
-def _initial_value_fn(initializer: Any, shape: TensorShape | None,
-                      dtype: dtypes.DType) -> Callable[[], Any]:
-    """The no-argument function that builds the initial value (under "name/Initializer")."""
+def _initial_value_fn(initializer: Any, shape: TensorShape | None, dtype: dtypes.DType,
+                      partition_info: PartitionInfo | None = None) -> Callable[[], Any]:
+    """The no-argument function that builds the initial value (under "name/Initializer");
+    an initializer that takes `partition_info` learns where a piece lies in its variable."""
     if inspect.isclass(initializer):
         initializer = initializer()
     if shape is not None and shape.is_fully_defined():
@@ -198,7 +322,7 @@ def _initial_value_fn(initializer: Any, shape: TensorShape | None,
             takes_partition_info = "partition_info" in inspect.signature(initializer).parameters
         except (TypeError, ValueError):
             takes_partition_info = False
-        extra = {"partition_info": None} if takes_partition_info else {}
+        extra = {"partition_info": partition_info} if takes_partition_info else {}
         return functools.partial(initializer, shape.as_list(), dtype=dtype, **extra)
     if _needs_no_arguments(initializer):
         return initializer
@@ -386,7 +510,7 @@ class VariableScope:
                      validate_shape: bool = True, use_resource: bool | None = None,
                      custom_getter: Callable[..., Any] | None = None,
                      constraint: Any = None, synchronization: Any = None,
-                     aggregation: Any = None) -> Variable:
+                     aggregation: Any = None) -> Variable | PartitionedVariable:
         """`var_store.get_variable` of "scope/name" with this scope's defaults filled in."""
         regularizer = self._regularizer if regularizer is None else regularizer
         caching_device = self._caching_device if caching_device is None else caching_device
@@ -525,7 +649,8 @@ class variable_scope:  # noqa: N801 - TensorFlow's name
         values: tensors the scope's ops take (they pick the graph).
         initializer, regularizer, caching_device, custom_getter, dtype, use_resource,
         constraint: defaults for `get_variable` inside (None: inherit the parent's).
-        partitioner: not supported (an error when `get_variable` uses it).
+        partitioner: the default partitioner of `get_variable` inside (see
+            partitioned_variables_api).
         reuse: True (only fetch existing variables), AUTO_REUSE (create or fetch), or
             None/False (inherit: create, unless the parent scope reuses).
         auxiliary_name_scope: open a name scope for ops (default); False keeps the current
@@ -654,8 +779,10 @@ def get_variable(name: str, shape: Any = None, dtype: Any = None, initializer: A
                  collections: Any = None, caching_device: Any = None, partitioner: Any = None,
                  validate_shape: bool = True, use_resource: bool | None = None,
                  custom_getter: Callable[..., Any] | None = None, constraint: Any = None,
-                 synchronization: Any = None, aggregation: Any = None) -> Variable:
-    """The variable "scope/name": created, or fetched when the scope reuses.
+                 synchronization: Any = None, aggregation: Any = None
+                 ) -> Variable | PartitionedVariable:
+    """The variable "scope/name" (a PartitionedVariable with a partitioner): created, or
+    fetched when the scope reuses.
 
     Args:
         name: the name under the current variable scope.
@@ -670,7 +797,9 @@ def get_variable(name: str, shape: Any = None, dtype: Any = None, initializer: A
         caching_device, validate_shape, use_resource, constraint: as for `Variable`.
         custom_getter: `getter(getter, name, *args, **kwargs)` called instead of the
             real getter (which it may call with changed arguments).
-        partitioner: not supported (NotImplementedError).
+        partitioner: `partitioner(shape=, dtype=)` giving the piece count per axis; the
+            variable is then a PartitionedVariable of one variable per piece
+            ("name/part_0", ...). Ignored for a scalar shape.
         synchronization, aggregation: accepted for compatibility; no effect.
 
     Raises:
@@ -700,7 +829,7 @@ def get_local_variable(name: str, shape: Any = None, dtype: Any = None,
                        validate_shape: bool = True, use_resource: bool | None = None,
                        custom_getter: Callable[..., Any] | None = None,
                        constraint: Any = None, synchronization: Any = None,
-                       aggregation: Any = None) -> Variable:
+                       aggregation: Any = None) -> Variable | PartitionedVariable:
     """`get_variable` of a local variable: in LOCAL_VARIABLES (plus `collections`), never
     trainable (the `trainable` argument is ignored, as in TensorFlow)."""
     collections = [*(collections or []), GraphKeys.LOCAL_VARIABLES]
@@ -710,3 +839,40 @@ def get_local_variable(name: str, shape: Any = None, dtype: Any = None,
                         validate_shape=validate_shape, use_resource=use_resource,
                         custom_getter=custom_getter, constraint=constraint,
                         synchronization=synchronization, aggregation=aggregation)
+
+
+def get_partitioned_variable(name: str | None, shape: Any = None, dtype: Any = None,
+                             initializer: Any = None, regularizer: Any = None,
+                             trainable: bool | None = None, collections: Any = None,
+                             caching_device: Any = None, partitioner: Any = None,
+                             validate_shape: bool = True, use_resource: bool | None = None,
+                             constraint: Any = None) -> PartitionedVariable:
+    """The partitioned variable "scope/name" (the scope's own name when `name` is None),
+    with the current scope's defaults and reuse; what `create_partitioned_variables` uses.
+
+    Raises:
+        ValueError: the scope has a custom getter (which this path would bypass), or no
+            partitioner is given or set on the scope.
+    """
+    state = _state()
+    scope = state.scopes.current
+    if scope.custom_getter is not None:
+        raise ValueError("Private access to _get_partitioned_variable is not allowed when a "
+                         f"custom getter is set.  Current custom getter: {scope.custom_getter}."
+                         "  It is likely that you're using create_partitioned_variables.  If "
+                         "so, consider instead using get_variable with a non-empty partitioner "
+                         "parameter instead.")
+    partitioner = scope.partitioner if partitioner is None else partitioner
+    if partitioner is None:
+        raise ValueError("No partitioner was specified")
+    full_name = "/".join(part for part in (scope.name, name) if part)
+    with get_default_graph().name_scope(None):
+        return state.store.get_partitioned_variable(
+            full_name, shape=shape, dtype=scope.dtype if dtype is None else dtype,
+            initializer=scope.initializer if initializer is None else initializer,
+            regularizer=scope.regularizer if regularizer is None else regularizer,
+            reuse=scope.reuse, trainable=trainable, collections=collections,
+            caching_device=scope.caching_device if caching_device is None else caching_device,
+            partitioner=partitioner, validate_shape=validate_shape,
+            use_resource=scope.use_resource if use_resource is None else use_resource,
+            constraint=scope.constraint if constraint is None else constraint)

@@ -227,8 +227,6 @@ def test_errors() -> None:
         get_variable("cplx", [2], dtype=tf.complex64)
     with pytest.raises(ValueError, match=r"^Passed a custom_getter which is not callable: 3$"):
         get_variable("cg", [1], custom_getter=3)
-    with pytest.raises(NotImplementedError, match="partitioned variables"):
-        get_variable("p", [4, 2], partitioner=lambda shape, dtype: [2, 1])
 
 
 def test_scope_argument_errors() -> None:
