@@ -11,6 +11,7 @@ from tfx.core.ops import (  # noqa: F401 - imported for their registrations
     control_flow_ops,
     ctc_ops,
     data_flow_ops,
+    feature_ops,
     fused_ops,
     image_codec_ops,
     image_ops,

@@ -11,6 +11,7 @@ from tfx.kernels.cpu import (  # noqa: F401 - imported for their registrations
     ctc,
     data_flow,
     einsum,
+    feature,
     fused,
     image_boxes,
     image_codecs,
