@@ -33,13 +33,20 @@ from tfx.core.api.feature_column_categorical_api import (
     DenseColumn,
     FeatureBuilder,
     FeatureColumn,
+    SequenceCategoricalColumn,
     WeightedCategoricalColumn,
     assert_key_is_string,
     categorical_column_with_hash_bucket,
     categorical_column_with_identity,
     categorical_column_with_vocabulary_file,
     categorical_column_with_vocabulary_list,
+    check_shape,
     crossed_column,
+    sequence_categorical_column_with_hash_bucket,
+    sequence_categorical_column_with_identity,
+    sequence_categorical_column_with_vocabulary_file,
+    sequence_categorical_column_with_vocabulary_list,
+    sequence_numeric_column,
     weighted_categorical_column,
 )
 from tfx.core.api.graph_builder import (
@@ -68,17 +75,6 @@ __all__ = [
 
 
 # --- numeric and bucketized ------------------------------------------------------------
-
-
-def _check_shape(shape: Any, key: str) -> tuple[int, ...]:
-    shape = tuple(shape) if isinstance(shape, (list, tuple)) else (shape,)
-    for dim in shape:
-        if not isinstance(dim, (int, np.integer)) or isinstance(dim, bool):
-            raise TypeError(f"shape dimensions must be integer. shape: {shape}, key: {key}")
-        if dim < 1:
-            raise ValueError(f"shape dimensions must be greater than 0. shape: {shape}, "
-                             f"key: {key}")
-    return tuple(int(d) for d in shape)
 
 
 def _filled(shape: tuple[int, ...], value: Any) -> Any:
@@ -162,7 +158,7 @@ def numeric_column(key: str, shape: Any = (1,), default_value: Any = None,
     Example:
         >>> price = numeric_column("price", shape=(2,), normalizer_fn=lambda x: x - 3.)
     """
-    shape = _check_shape(shape, key)
+    shape = check_shape(shape, key)
     dtype = dtypes.as_dtype(dtype)
     if not (dtype.is_integer or dtype.is_floating):
         raise ValueError(f"dtype must be convertible to float. dtype: {dtype!r}, key: {key}")
@@ -272,6 +268,16 @@ def _embed(sparse: CategoricalSparseTensors, weights: Tensor, combiner: str,
                                    combiner=combiner, name=name, max_norm=max_norm)
 
 
+def _refuse_sequence(kind: str, column: DenseColumn, layer: str, sequence_layer: str) -> None:
+    categorical = column.categorical_column
+    if isinstance(categorical, SequenceCategoricalColumn):
+        raise ValueError(f"In {kind}: {column.name}. categorical_column must not be of type "
+                         f"_SequenceCategoricalColumn. Suggested fix A: If you wish to use "
+                         f"{layer}, use a non-sequence categorical_column_with_*. Suggested fix "
+                         f"B: If you wish to create sequence input, use {sequence_layer} "
+                         f"instead of {layer}. Given (type {type(categorical)}): {categorical}")
+
+
 def _default_initializer(dimension: int) -> Any:
     return truncated_normal_initializer(mean=0.0, stddev=1 / math.sqrt(dimension))
 
@@ -307,6 +313,7 @@ class EmbeddingColumn(DenseColumn):
 
     def get_dense_tensor(self, inputs: FeatureBuilder, weight_collections: Any = None,
                          trainable: Any = None) -> Tensor:
+        _refuse_sequence("embedding_column", self, "DenseFeatures", "SequenceFeatures")
         sparse = self.categorical_column.get_sparse_tensors(inputs, weight_collections,
                                                             trainable)
         weights = get_variable(
@@ -408,6 +415,7 @@ class SharedEmbeddingColumn(DenseColumn):
 
     def get_dense_tensor(self, inputs: FeatureBuilder, weight_collections: Any = None,
                          trainable: Any = None) -> Tensor:
+        _refuse_sequence("embedding_column", self, "input_layer", "sequence_input_layer")
         sparse = self.categorical_column.get_sparse_tensors(inputs, weight_collections,
                                                             trainable)
         shape = (self.categorical_column.num_buckets, self.dimension)
@@ -517,6 +525,11 @@ class IndicatorColumn(DenseColumn):
     @property
     def variable_shape(self) -> tuple[int, ...]:
         return (1, self.categorical_column.num_buckets)
+
+    def get_dense_tensor(self, inputs: FeatureBuilder, weight_collections: Any = None,
+                         trainable: Any = None) -> Tensor:
+        _refuse_sequence("indicator_column", self, "DenseFeatures", "SequenceFeatures")
+        return inputs.get(self)
 
     def transform_feature(self, inputs: FeatureBuilder) -> Tensor:
         sparse = self.categorical_column.get_sparse_tensors(inputs)
@@ -793,6 +806,13 @@ FEATURE_COLUMN_NAMESPACE = {
     "linear_model": linear_model,
     "make_parse_example_spec": make_parse_example_spec,
     "numeric_column": numeric_column,
+    "sequence_categorical_column_with_hash_bucket": sequence_categorical_column_with_hash_bucket,
+    "sequence_categorical_column_with_identity": sequence_categorical_column_with_identity,
+    "sequence_categorical_column_with_vocabulary_file":
+        sequence_categorical_column_with_vocabulary_file,
+    "sequence_categorical_column_with_vocabulary_list":
+        sequence_categorical_column_with_vocabulary_list,
+    "sequence_numeric_column": sequence_numeric_column,
     "shared_embedding_columns": shared_embedding_columns,
     "weighted_categorical_column": weighted_categorical_column,
 }

@@ -1,4 +1,4 @@
-"""Feature columns, part one: the column protocol and the categorical columns.
+"""Feature columns, part one: the column protocol, the categorical and sequence columns.
 
 A feature column says how one raw feature of a `features` dict (name -> Tensor or
 SparseTensor) becomes model input. Columns are immutable and compare by value,
@@ -11,8 +11,11 @@ A categorical column turns its feature into a SparseTensor of int64 ids in
 hash bucket (FarmHash Fingerprint64, as TensorFlow's StringToHashBucketFast),
 crossed (SparseCross with TensorFlow's FingerprintCat64 chain, so bucket ids are
 TensorFlow's) and weighted. Dense inputs become sparse by dropping the ignore
-value ("" for strings, -1 for integers). `feature_column_api` builds the dense
-columns and the layers on these.
+value ("" for strings, -1 for integers). A sequence categorical column gives
+ids of rank 3 ([batch, step, id]). `sequence_numeric_column`, as TensorFlow
+2.21's tf.compat.v1 one, is no `_FeatureColumn`: it is for sequence layers, which
+tf.feature_column does not have, and the layers refuse it. `feature_column_api`
+builds the dense columns and the layers on these.
 
     ids = categorical_column_with_hash_bucket("city", 100)
     crossed = crossed_column(["city", "country"], 1000)
@@ -51,7 +54,11 @@ __all__ = [
     "HashedCategoricalColumn", "CrossedColumn", "WeightedCategoricalColumn",
     "categorical_column_with_identity", "categorical_column_with_vocabulary_list",
     "categorical_column_with_vocabulary_file", "categorical_column_with_hash_bucket",
-    "crossed_column", "weighted_categorical_column",
+    "crossed_column", "weighted_categorical_column", "SequenceCategoricalColumn",
+    "sequence_categorical_column_with_identity", "sequence_categorical_column_with_hash_bucket",
+    "sequence_categorical_column_with_vocabulary_file",
+    "sequence_categorical_column_with_vocabulary_list", "SequenceNumericColumn",
+    "sequence_numeric_column",
 ]
 
 # TensorFlow's sparse_ops._DEFAULT_HASH_KEY: the start of every cross's hash chain.
@@ -167,6 +174,17 @@ def assert_key_is_string(key: Any) -> None:
 def assert_string_or_int(dtype: dtypes.DType, prefix: str) -> None:
     if dtype != dtypes.string and not dtype.is_integer:
         raise ValueError(f"{prefix} dtype must be string or integer. dtype: {dtype!r}.")
+
+
+def check_shape(shape: Any, key: str) -> tuple[int, ...]:
+    shape = tuple(shape) if isinstance(shape, (list, tuple)) else (shape,)
+    for dim in shape:
+        if not isinstance(dim, (int, np.integer)) or isinstance(dim, bool):
+            raise TypeError(f"shape dimensions must be integer. shape: {shape}, key: {key}")
+        if dim < 1:
+            raise ValueError(f"shape dimensions must be greater than 0. shape: {shape}, "
+                             f"key: {key}")
+    return tuple(int(d) for d in shape)
 
 
 def to_sparse_input(value: Any, ignore_value: Any = None) -> SparseTensor:
@@ -377,7 +395,7 @@ class VocabularyFileCategoricalColumn(CategoricalColumn):
     vocabulary_size: int
     num_oov_buckets: int
     dtype: dtypes.DType
-    default_value: int | None
+    default_value: int = -1
 
     @property
     def name(self) -> str:
@@ -400,8 +418,7 @@ class VocabularyFileCategoricalColumn(CategoricalColumn):
             if self.num_oov_buckets:
                 table = StaticVocabularyTable(init, self.num_oov_buckets)
             else:
-                default = -1 if self.default_value is None else self.default_value
-                table = StaticHashTable(init, default)
+                table = StaticHashTable(init, self.default_value)
         return _lookup(table, tensor)
 
 
@@ -418,7 +435,7 @@ def categorical_column_with_vocabulary_file(key: str, vocabulary_file: str,
         vocabulary_file: a text file with one vocabulary entry per line.
         vocabulary_size: how many lines to use (default: all of them, counted now).
         num_oov_buckets: unknown features hash into ids after the vocabulary's.
-        default_value: the id of unknown features without OOV buckets (default -1).
+        default_value: the id of unknown features without OOV buckets (None: -1).
         dtype: the feature's type (string or integer).
 
     Returns:
@@ -445,7 +462,8 @@ def categorical_column_with_vocabulary_file(key: str, vocabulary_file: str,
     assert_string_or_int(dtype, f"column_name: {key} vocabulary")
     assert_key_is_string(key)
     return VocabularyFileCategoricalColumn(key, vocabulary_file, vocabulary_size,
-                                           num_oov_buckets, dtype, default_value)
+                                           num_oov_buckets, dtype,
+                                           -1 if default_value is None else default_value)
 
 
 # --- hash bucket and cross -------------------------------------------------------------
@@ -674,3 +692,143 @@ def weighted_categorical_column(categorical_column: CategoricalColumn, weight_fe
         raise ValueError(f"dtype {dtype!r} is not convertible to float.")
     return WeightedCategoricalColumn(categorical_column, weight_feature_key, dtype)
 
+
+
+# --- sequence categorical --------------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True)
+class SequenceCategoricalColumn(CategoricalColumn):
+    """A categorical column over a sequence: ids of rank 3, [batch, step, id].
+
+    Its embedding and indicator columns are refused by `input_layer` (their examples'
+    ids are not combined); `linear_model` takes it, as TensorFlow's does.
+    """
+
+    categorical_column: CategoricalColumn
+
+    @property
+    def name(self) -> str:
+        return self.categorical_column.name
+
+    @property
+    def parse_example_spec(self) -> dict:
+        return self.categorical_column.parse_example_spec
+
+    @property
+    def num_buckets(self) -> int:
+        return self.categorical_column.num_buckets
+
+    def transform_feature(self, inputs: FeatureBuilder) -> Any:
+        return self.categorical_column.transform_feature(inputs)
+
+    def get_sparse_tensors(self, inputs: FeatureBuilder, weight_collections: Any = None,
+                           trainable: Any = None) -> CategoricalSparseTensors:
+        ids, weights = self.categorical_column.get_sparse_tensors(inputs)
+        # A third dimension keeps each step's ids apart (an already 3-D shape is kept).
+        shape = ids.dense_shape
+        target = A.stack([shape[0], shape[1], M.reduce_prod(shape[2:])])
+        ids = SP.sparse_reshape(ids, target)
+        if weights is not None:
+            weights = SP.sparse_reshape(weights, target)
+        return CategoricalSparseTensors(ids, weights)
+
+
+def sequence_categorical_column_with_identity(key: str, num_buckets: int,
+                                              default_value: int | None = None
+                                              ) -> SequenceCategoricalColumn:
+    """`categorical_column_with_identity` over a sequence feature.
+
+    Example:
+        >>> watches = sequence_categorical_column_with_identity("watches", 1000)
+    """
+    return SequenceCategoricalColumn(
+        categorical_column_with_identity(key, num_buckets, default_value))
+
+
+def sequence_categorical_column_with_hash_bucket(key: str, hash_bucket_size: int,
+                                                 dtype: Any = dtypes.string
+                                                 ) -> SequenceCategoricalColumn:
+    """`categorical_column_with_hash_bucket` over a sequence feature.
+
+    Example:
+        >>> tokens = sequence_categorical_column_with_hash_bucket("tokens", 1000)
+    """
+    return SequenceCategoricalColumn(
+        categorical_column_with_hash_bucket(key, hash_bucket_size, dtype))
+
+
+def sequence_categorical_column_with_vocabulary_file(
+        key: str, vocabulary_file: str, vocabulary_size: int | None = None,
+        num_oov_buckets: int = 0, default_value: int | None = None,
+        dtype: Any = dtypes.string) -> SequenceCategoricalColumn:
+    """`categorical_column_with_vocabulary_file` over a sequence feature.
+
+    Example:
+        >>> states = sequence_categorical_column_with_vocabulary_file("s", "/tmp/states")
+    """
+    return SequenceCategoricalColumn(categorical_column_with_vocabulary_file(
+        key, vocabulary_file, vocabulary_size, num_oov_buckets, default_value, dtype))
+
+
+def sequence_categorical_column_with_vocabulary_list(
+        key: str, vocabulary_list: Any, dtype: Any = None, default_value: int = -1,
+        num_oov_buckets: int = 0) -> SequenceCategoricalColumn:
+    """`categorical_column_with_vocabulary_list` over a sequence feature.
+
+    Example:
+        >>> colors = sequence_categorical_column_with_vocabulary_list("c", ["R", "G"])
+    """
+    return SequenceCategoricalColumn(categorical_column_with_vocabulary_list(
+        key, vocabulary_list, dtype, default_value, num_oov_buckets))
+
+
+# --- sequence numeric ------------------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True)
+class SequenceNumericColumn:
+    """A real-valued sequence feature. As in TensorFlow 2.21's tf.compat.v1, it is no
+    `_FeatureColumn`: input_layer, linear_model and make_parse_example_spec refuse it;
+    its `parse_example_spec` is a VarLenFeature."""
+
+    key: str
+    shape: tuple[int, ...] = (1,)
+    default_value: Any = 0.0
+    dtype: dtypes.DType = dtypes.float32
+    normalizer_fn: Any = None
+
+    @property
+    def name(self) -> str:
+        return self.key
+
+    @property
+    def parse_example_spec(self) -> dict:
+        return {self.key: VarLenFeature(self.dtype)}
+
+
+def sequence_numeric_column(key: str, shape: Any = (1,), default_value: Any = 0.0,
+                            dtype: Any = dtypes.float32, normalizer_fn: Any = None
+                            ) -> SequenceNumericColumn:
+    """A column of real values of `shape` per step of a sequence feature.
+
+    Args:
+        key: the feature's key.
+        shape: the shape of one step's values.
+        default_value: the value that pads shorter sequences.
+        dtype: the feature's type (integer or floating).
+        normalizer_fn: applied to the feature first.
+
+    Returns:
+        A `SequenceNumericColumn`.
+
+    Example:
+        >>> temperature = sequence_numeric_column("temperature")
+    """
+    shape = check_shape(shape, key)
+    dtype = dtypes.as_dtype(dtype)
+    if not (dtype.is_integer or dtype.is_floating):
+        raise ValueError(f"dtype must be convertible to float. dtype: {dtype!r}, key: {key}")
+    if normalizer_fn is not None and not callable(normalizer_fn):
+        raise TypeError(f"normalizer_fn must be a callable. Given: {normalizer_fn}")
+    return SequenceNumericColumn(key, shape, default_value, dtype, normalizer_fn)

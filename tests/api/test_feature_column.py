@@ -22,13 +22,17 @@ from tfx.core.errors import InvalidArgumentError
 from tfx.kernels.cpu.feature import fingerprint_cat64
 from tfx.kernels.cpu.strings import fingerprint64
 
-# TensorFlow 2.21's dir(tf.compat.v1.feature_column), less the sequence columns.
+# TensorFlow 2.21's dir(tf.compat.v1.feature_column).
 TF1_NAMES = [
     "bucketized_column", "categorical_column_with_hash_bucket",
     "categorical_column_with_identity", "categorical_column_with_vocabulary_file",
     "categorical_column_with_vocabulary_list", "crossed_column", "embedding_column",
     "indicator_column", "input_layer", "linear_model", "make_parse_example_spec",
-    "numeric_column", "shared_embedding_columns", "weighted_categorical_column",
+    "numeric_column", "sequence_categorical_column_with_hash_bucket",
+    "sequence_categorical_column_with_identity",
+    "sequence_categorical_column_with_vocabulary_file",
+    "sequence_categorical_column_with_vocabulary_list", "sequence_numeric_column",
+    "shared_embedding_columns", "weighted_categorical_column",
 ]
 
 EMBEDDING = np.arange(15, dtype=np.float32).reshape(5, 3) / 10 - 0.5
@@ -426,6 +430,72 @@ def test_linear_model_bucketized_is_categorical():
     weights = np.arange(6, dtype=np.float32).reshape(6, 1)
     # row 0: ids 1 and 3 + 2 = 5; row 1: ids 0 and 1 + 3 = 4 (summed)
     np.testing.assert_allclose(_run(out, var.assign(weights)), [[6.0], [4.0]])
+
+
+# --- sequence columns ------------------------------------------------------------------
+
+
+def test_sequence_categorical_columns(tmp_path):
+    path = tmp_path / "vocab.txt"
+    path.write_text("apple\nbanana\ncherry\n")
+    columns = [fc.sequence_categorical_column_with_identity("a", 5),
+               fc.sequence_categorical_column_with_hash_bucket("h", 7),
+               fc.sequence_categorical_column_with_vocabulary_list("v", ["x", "y"],
+                                                                   num_oov_buckets=1),
+               fc.sequence_categorical_column_with_vocabulary_file("f", str(path))]
+    assert [(c.name, c.num_buckets) for c in columns] == [("a", 5), ("h", 7), ("v", 3),
+                                                          ("f", 3)]
+    assert repr(columns[0]) == ("SequenceCategoricalColumn(categorical_column="
+                                "IdentityCategoricalColumn(key='a', number_buckets=5, "
+                                "default_value=None))")
+    assert columns[3].categorical_column.default_value == -1
+    assert fc.make_parse_example_spec(columns) == {
+        "a": tf.VarLenFeature(tf.int64), "h": tf.VarLenFeature(tf.string),
+        "v": tf.VarLenFeature(tf.string), "f": tf.VarLenFeature(tf.string)}
+    features = {"a": tf.SparseTensor([[0, 0], [0, 1], [1, 0]],
+                                     tf.constant([1, 3, 4], tf.int64), [2, 2]),
+                "h": tf.constant([["p", "q"], ["r", ""]])}
+    indices = [[0, 0, 0], [0, 1, 0], [1, 0, 0]]
+    assert _ids(columns[0], features) == (indices, [1, 3, 4], [2, 2, 1])
+    assert _ids(columns[1], features) == (indices, [0, 1, 4], [2, 2, 1])
+
+
+def test_sequence_columns_in_the_layers():
+    ids = fc.sequence_categorical_column_with_identity("a", 5)
+    features = {"a": tf.SparseTensor([[0, 0], [0, 1], [1, 0]], tf.constant([1, 3, 4], tf.int64),
+                                     [2, 2])}
+    with pytest.raises(ValueError, match="In embedding_column: a_embedding. categorical_column "
+                                         "must not be of type _SequenceCategoricalColumn"):
+        fc.input_layer(features, [fc.embedding_column(ids, 2)])
+    with pytest.raises(ValueError, match="In indicator_column: a_indicator"):
+        fc.input_layer(features, [fc.indicator_column(ids)])
+    other = fc.sequence_categorical_column_with_identity("b", 5)
+    with pytest.raises(ValueError, match="use sequence_input_layer instead of input_layer"):
+        fc.input_layer(features, fc.shared_embedding_columns([ids, other], 2))
+    numeric = fc.sequence_numeric_column("n", shape=2)
+    with pytest.raises(ValueError, match="Items of feature_columns must be a _FeatureColumn"):
+        fc.input_layer({"n": tf.constant([[1.0, 2.0]])}, [numeric])
+    with pytest.raises(ValueError, match="All feature_columns must be _FeatureColumn"):
+        fc.make_parse_example_spec([numeric])
+    out = fc.linear_model(features, [ids])
+    assert [n for n, _ in _var_names()] == ["linear_model/a/weights:0",
+                                             "linear_model/bias_weights:0"]
+    var = tf.global_variables()[0]
+    weights = np.arange(5, dtype=np.float32).reshape(5, 1)
+    np.testing.assert_allclose(_run(out, var.assign(weights)), [[4.0], [4.0]])
+
+
+def test_sequence_numeric_column():
+    column = fc.sequence_numeric_column("n", shape=2)
+    assert repr(column) == ("SequenceNumericColumn(key='n', shape=(2,), default_value=0.0, "
+                            "dtype=tfx.float32, normalizer_fn=None)")
+    assert column.parse_example_spec == {"n": tf.VarLenFeature(tf.float32)}
+    with pytest.raises(ValueError, match="shape dimensions must be greater than 0"):
+        fc.sequence_numeric_column("n", shape=0)
+    with pytest.raises(ValueError, match="dtype must be convertible to float"):
+        fc.sequence_numeric_column("n", dtype=tf.string)
+    with pytest.raises(TypeError, match="normalizer_fn must be a callable"):
+        fc.sequence_numeric_column("n", normalizer_fn=1)
 
 
 # --- parse spec, parse_example and the namespace ---------------------------------------
