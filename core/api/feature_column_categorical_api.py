@@ -32,6 +32,7 @@ import numpy as np
 from tfx.core import dtypes
 from tfx.core.api import array_api as A
 from tfx.core.api import check_ops_api as C
+from tfx.core.api import control_flow_api as CF
 from tfx.core.api import math_api as M
 from tfx.core.api import sparse_api as SP
 from tfx.core.api import string_api as S
@@ -153,7 +154,10 @@ class FeatureBuilder:
         else:
             rank = feature.shape.ndims
         if rank is None:
-            raise ValueError(f"Feature (key: {key}) must have a known rank. Given: {feature}")
+            if isinstance(feature, SparseTensor):
+                raise ValueError(f"Feature (key: {key}) is a SparseTensor of unknown rank. "
+                                 f"Given: {feature}")
+            return self._dynamic_rank_feature(key, feature)
         if rank == 0:
             raise ValueError(f"Feature (key: {key}) cannot have rank 0. Given: {feature}")
         if rank != 1:
@@ -161,6 +165,17 @@ class FeatureBuilder:
         if isinstance(feature, SparseTensor):
             return SP.sparse_reshape(feature, A.stack([feature.dense_shape[0], np.int64(1)]))
         return A.expand_dims(feature, -1)
+
+
+    @staticmethod
+    def _dynamic_rank_feature(key: str, feature: Tensor) -> Tensor:
+        """A dense feature of unknown rank: checked and expanded at run time."""
+        rank = A.rank(feature)
+        check = C.assert_positive(rank, message=f"Feature (key: {key}) cannot have rank 0. "
+                                                f"Given: {feature}")
+        with control_dependencies([check]):
+            return CF.cond(M.equal(1, rank), lambda: A.expand_dims(feature, -1),
+                           lambda: identity(feature))
 
 
 # --- shared checks ---------------------------------------------------------------------

@@ -311,6 +311,35 @@ def test_default_embedding_initializer_is_truncated_normal():
     assert np.all(np.abs(value) <= 2 / np.sqrt(4)) and value.std() > 0.2
 
 
+def test_dynamic_rank_feature_is_expanded_at_run_time():
+    x = tf.placeholder(tf.float32)
+    out = fc.input_layer({"x": x}, [fc.numeric_column("x")])
+    assert out.shape.as_list() == [None, 1]
+    with tf.Session() as sess:
+        np.testing.assert_array_equal(sess.run(out, {x: [1.0, 2.0]}), [[1.0], [2.0]])
+        np.testing.assert_array_equal(sess.run(out, {x: [[1.0], [2.0]]}), [[1.0], [2.0]])
+        with pytest.raises(InvalidArgumentError, match=r"Feature \(key: x\) cannot have rank 0"):
+            sess.run(out, {x: 3.0})
+
+
+def test_embedding_from_checkpoint_and_weight_collections(tmp_path):
+    with tf.Graph().as_default():
+        v = tf.get_variable("old/emb", initializer=tf.constant(EMBEDDING))
+        with tf.Session() as sess:
+            sess.run(v.initializer)
+            prefix = tf.train.Saver([v]).save(sess, str(tmp_path / "model"))
+    ids = fc.categorical_column_with_identity("ids", 5)
+    column = fc.embedding_column(ids, 3, combiner="sum", ckpt_to_load_from=prefix,
+                                 tensor_name_in_ckpt="old/emb", trainable=False)
+    features = {"ids": tf.constant([[4, 0], [2, -1]], tf.int64)}
+    out = fc.input_layer(features, [column], weight_collections=["mine"])
+    np.testing.assert_allclose(_run(out), [EMBEDDING[4] + EMBEDDING[0], EMBEDDING[2]],
+                               rtol=1e-6)
+    assert [v.name for v in tf.get_collection("mine")] == [
+        "input_layer/ids_embedding/embedding_weights:0"]
+    assert tf.trainable_variables() == []
+
+
 def test_shared_embedding_columns():
     features = {"a": tf.constant([[1, 2], [0, -1]], tf.int64),
                 "b": tf.SparseTensor([[0, 0], [1, 0], [1, 1]], tf.constant([4, 3, 0], tf.int64),
