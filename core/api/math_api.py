@@ -22,7 +22,7 @@ from tfx.core import dtypes
 from tfx.core.api.graph_builder import Tensor, constant_value, name_scope
 from tfx.core.api.ops_api import apply_op, constant, convert_to_tensor
 
-# The tf.math names implemented here; `tfx.math` (see tfx/__init__.py) is exactly these and
+# The tf.math names implemented here; `tfx.math` (see core/api/exports.py) is exactly these and
 # the few tf.math names that live in nn_api and array_api.
 __all__ = [
     "abs",
