@@ -295,7 +295,11 @@ def test_input_layer_matches_tensorflow():
 
 def test_input_layer_second_call_and_untrainable():
     ids = fc.categorical_column_with_identity("ids", 5)
-    fc.input_layer(_dense_features(), [fc.embedding_column(ids, 3)])
+    outputs = {}
+    fc.input_layer(_dense_features(), [fc.embedding_column(ids, 3), fc.numeric_column("age")],
+                   cols_to_output_tensors=outputs)
+    assert sorted((c.name, t.shape.as_list()) for c, t in outputs.items()) == [
+        ("age", [3, 1]), ("ids_embedding", [None, 3])]
     fc.input_layer(_dense_features(), [fc.embedding_column(ids, 2)], trainable=False)
     assert _var_names() == [("input_layer/ids_embedding/embedding_weights:0", [5, 3]),
                             ("input_layer_1/ids_embedding/embedding_weights:0", [5, 2])]
@@ -338,6 +342,33 @@ def test_embedding_from_checkpoint_and_weight_collections(tmp_path):
     assert [v.name for v in tf.get_collection("mine")] == [
         "input_layer/ids_embedding/embedding_weights:0"]
     assert tf.trainable_variables() == []
+
+
+def test_partitioned_weights_under_a_partitioner_scope():
+    from tfx.core.api.partitioned_variables_api import fixed_size_partitioner
+
+    with tf.variable_scope("s", partitioner=fixed_size_partitioner(2)):
+        ids = fc.categorical_column_with_identity("ids", 5)
+        features = {"ids": tf.constant([[4, 0], [2, -1]], tf.int64),
+                    "x": tf.constant([[1.0], [2.0]])}
+        out = fc.input_layer(features, [fc.embedding_column(ids, 3)])
+        logits = fc.linear_model(features, [ids, fc.numeric_column("x")], units=2)
+    assert _var_names() == [
+        ("s/input_layer/ids_embedding/embedding_weights/part_0:0", [3, 3]),
+        ("s/input_layer/ids_embedding/embedding_weights/part_1:0", [2, 3]),
+        ("s/linear_model/ids/weights/part_0:0", [3, 2]),
+        ("s/linear_model/ids/weights/part_1:0", [2, 2]),
+        ("s/linear_model/x/weights/part_0:0", [1, 2]),
+        ("s/linear_model/bias_weights/part_0:0", [1]),
+        ("s/linear_model/bias_weights/part_1:0", [1])]
+    assigns = []
+    for v in tf.global_variables():
+        shape = v.shape.as_list()
+        assigns.append(v.assign(np.arange(np.prod(shape), dtype=np.float32).reshape(shape) / 10
+                                + len(v.name)))
+    emb, lin = _run([out, logits], assigns)
+    np.testing.assert_allclose(emb, [[54.15, 54.25, 54.35], [54.6, 54.7, 54.8]], rtol=1e-6)
+    np.testing.assert_allclose(lin, [[139.2, 139.5], [137.4, 137.7]], rtol=1e-6)
 
 
 def test_shared_embedding_columns():
