@@ -24,6 +24,7 @@ from tfx.core.ops import (  # noqa: F401 - imported for their registrations
     misc_ops,
     nn_ops,
     parsing_ops,
+    random_index_ops,
     random_ops,
     reader_ops,
     script_ops,

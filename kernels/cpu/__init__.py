@@ -30,6 +30,7 @@ from tfx.kernels.cpu import (  # noqa: F401 - imported for their registrations
     nn_more,
     parsing,
     random,
+    random_index,
     random_more,
     readers,
     reduction,
