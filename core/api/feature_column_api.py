@@ -737,9 +737,6 @@ def linear_model(features: dict, feature_columns: Any, units: int = 1,
         if not isinstance(column, (DenseColumn, CategoricalColumn)):
             raise ValueError(f"Items of feature_columns must be either a _DenseColumn or "
                              f"_CategoricalColumn. Given: {column}")
-    if sparse_combiner not in ("mean", "sqrtn", "sum"):
-        raise ValueError(f"combiner must be one of 'mean', 'sqrtn' or 'sum', got "
-                         f"{sparse_combiner!r}")
     collections = _with_model_collections(weight_collections)
     with variable_scope(None, default_name="linear_model") as model_scope:
         pass

@@ -427,6 +427,73 @@ def test_weighted_indicator_sums_weights():
                                [[0, 2.5, 0, 0, 0], [0, 0, 0, 0, 3.0]])
 
 
+def _slice_initializer(shape, dtype=None, partition_info=None):
+    return tf.constant(np.arange(24, dtype=np.float32).reshape(8, 3)[:shape[0], :shape[1]] / 10
+                       - 0.5)
+
+
+def test_dense_inputs_crosses_and_weights_in_both_layers():
+    """Dense ids and weights, crossed indicators, int features: TensorFlow 2.21's values."""
+    features = {
+        "ids": tf.constant([[1, 2, 0], [3, -1, -1]], tf.int64),
+        "w": tf.constant([[0.5, 1.0, 2.0], [1.0, 0.0, 0.0]]),
+        "a": tf.constant([["x", "y"], ["z", ""]]),
+        "b": tf.SparseTensor([[0, 0], [1, 0], [1, 1]], tf.constant([7, 8, 9], tf.int64), [2, 2]),
+        "n": tf.constant([[1, 2], [3, 4]], tf.int32),
+        "s": tf.constant(["q", "r"]),
+    }
+    init = _slice_initializer
+    ids = fc.categorical_column_with_identity("ids", 4)
+    n = fc.numeric_column("n", shape=2, dtype=tf.int32)
+    columns = [
+        fc.embedding_column(fc.weighted_categorical_column(ids, "w"), 3, initializer=init),
+        fc.indicator_column(fc.crossed_column(["a", "b"], 8)),
+        fc.embedding_column(fc.categorical_column_with_hash_bucket("b", 8, dtype=tf.int64), 3,
+                            combiner="sqrtn", initializer=init),
+        n,
+        fc.embedding_column(fc.categorical_column_with_vocabulary_list("s", ["r"],
+                                                                       num_oov_buckets=2),
+                            3, initializer=init),
+        fc.indicator_column(fc.crossed_column([fc.bucketized_column(n, [2, 3]), "s"], 5,
+                                              hash_key=3)),
+    ]
+    out = fc.input_layer(features, columns)
+    linear = fc.linear_model(features, [c.categorical_column for c in columns
+                                        if hasattr(c, "categorical_column")] + [n],
+                             sparse_combiner="sqrtn")
+    assert _var_names() == [
+        ("input_layer/b_embedding/embedding_weights:0", [8, 3]),
+        ("input_layer/ids_weighted_by_w_embedding/embedding_weights:0", [4, 3]),
+        ("input_layer/s_embedding/embedding_weights:0", [3, 3]),
+        ("linear_model/a_X_b/weights:0", [8, 1]), ("linear_model/b/weights:0", [8, 1]),
+        ("linear_model/ids_weighted_by_w/weights:0", [4, 1]),
+        ("linear_model/n/weights:0", [2, 1]),
+        ("linear_model/n_bucketized_X_s/weights:0", [5, 1]),
+        ("linear_model/s/weights:0", [3, 1]), ("linear_model/bias_weights:0", [1])]
+    assigns = []
+    for v in tf.global_variables():
+        if v.name.startswith("linear_model"):
+            shape = v.shape.as_list()
+            assigns.append(v.assign(np.arange(np.prod(shape), dtype=np.float32).reshape(shape)
+                                    / 10 + len(v.name)))
+    dense, logits = _run([out, linear], assigns)
+    np.testing.assert_allclose(dense, [
+        [1.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0, -0.5, -0.4, -0.3, -0.28571, -0.18571,
+         -0.08571, 1.0, 2.0, 1.0, 1.0, 0.0, 0.0, 0.0, 0.1, 0.2, 0.3],
+        [0.0, 1.0, 0.0, 0.0, 1.0, 1.0, 0.0, 1.0, 0.98995, 1.13137, 1.27279, 0.4, 0.5, 0.6, 3.0,
+         4.0, 1.0, 0.0, 0.0, 0.0, 1.0, -0.5, -0.4, -0.3]], rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(logits, [[303.5745849609375], [406.4939880371094]], rtol=1e-6)
+
+
+def test_linear_model_combiner_is_checked_only_where_used():
+    features = {"x": tf.constant([[1.0]]), "ids": tf.constant([[1]], tf.int64)}
+    assert fc.linear_model(features, [fc.numeric_column("x")],
+                           sparse_combiner="bad").shape.as_list() == [1, 1]
+    with pytest.raises(ValueError, match="combiner must be one of"):
+        fc.linear_model(features, [fc.categorical_column_with_identity("ids", 3)],
+                        sparse_combiner="bad")
+
+
 # --- linear_model ----------------------------------------------------------------------
 
 
