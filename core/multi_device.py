@@ -10,17 +10,19 @@ tensor becomes a client-terminated `_Recv` and each fetched tensor gets a
 client-terminated `_Send`, both at the client's device. Each partition is
 compiled into a plan by `plan_builder.build_plan` with no feeds and no
 fetches of its own: everything a partition takes in or gives out goes through
-the step's rendezvous. A step is then what a worker's RunGraph is
-(`run_partitions`): the client leaves each feed in the rendezvous under its
-key, every partition runs at once, each on its own thread with its own
-executor, sharing one `StepState` (the resource manager, the step's
-`LocalRendezvous`, cancellation and deadline), and the client takes each
-fetch from the rendezvous under its key. A partition only sees its graph and
-a rendezvous, so it could as well run on a remote worker. A virtual device is
-one compute unit: its partition runs one kernel at a time on its own thread
-(the executor's compute pool is not used), which is what the placer
-simulates, so two towers on two devices use two cores and on one device one.
-(A plain `Session` is not a device in this sense: its executor hands large
+the step's rendezvous. As in a Session, the kernels of stateful nodes are the
+session's (`plan_builder.OpSegment`): the partition plans of all steps share one
+kernel per node and device, so a seeded random op draws one stream. A step is
+then what a worker's RunGraph is (`run_partitions`): the client leaves each
+feed in the rendezvous under its key, every partition runs at once, each on
+its own thread with its own executor, sharing one `StepState` (the resource
+manager, the step's `LocalRendezvous`, cancellation and deadline), and the
+client takes each fetch from the rendezvous under its key. A partition only
+sees its graph and a rendezvous, so it could as well run on a remote worker. A
+virtual device is one compute unit: its partition runs one kernel at a time on
+its own thread (the executor's compute pool is not used), which is what the
+placer simulates, so two towers on two devices use two cores and on one device
+one. (A plain `Session` is not a device in this sense: its executor hands large
 independent kernels to a pool.)
 
 `prepare_step` finds what each partition must run: the fetches' Sends and the
@@ -73,7 +75,7 @@ from tfx.core.executor import StepState, run_plan
 from tfx.core.graph import Graph, Node, Output, parse_tensor_name
 from tfx.core.partitioner import PartitionedGraph, Transfer, partition
 from tfx.core.placer import Placement, place
-from tfx.core.plan_builder import FeedSpec, PreparedStep, build_plan
+from tfx.core.plan_builder import FeedSpec, OpSegment, PreparedStep, build_plan
 from tfx.core.rendezvous import RESOLVED_SUFFIX, LocalRendezvous, parse_key
 from tfx.core.session import (
     Session,
@@ -125,7 +127,8 @@ class PartitionedStep:
 def prepare_step(graph: Graph, feeds: Sequence[str], fetches: Sequence[str],
                  targets: Sequence[str], *, client: str,
                  incarnations: Mapping[str, int] | None = None,
-                 device_types: Mapping[str, str] | None = None) -> PartitionedStep:
+                 device_types: Mapping[str, str] | None = None,
+                 kernels: OpSegment | None = None) -> PartitionedStep:
     """Cut a placed graph for one step signature and compile each partition.
 
     Args:
@@ -135,6 +138,8 @@ def prepare_step(graph: Graph, feeds: Sequence[str], fetches: Sequence[str],
         client: the client's device, where feeds arrive and fetches leave.
         incarnations: device -> incarnation (default: a stable number per name).
         device_types: device -> type whose kernels run there (default "CPU").
+        kernels: the session's OpSegment: a stateful node's kernel is shared with the
+            session's other steps (None: each partition plan has kernels of its own).
 
     Returns:
         The PartitionedStep.
@@ -193,7 +198,7 @@ def prepare_step(graph: Graph, feeds: Sequence[str], fetches: Sequence[str],
         step_graph = _step_graph(partition_graph, device, sends, recvs, may_be_dead,
                                  positions, step_targets)
         prepared = build_plan(step_graph, [], [], step_targets,
-                              (device_types or {}).get(device, "CPU"))
+                              (device_types or {}).get(device, "CPU"), kernels=kernels)
         # A device runs one kernel at a time, on its partition's thread, as the placer's
         # simulation assumes: parallelism comes from the devices, not from a shared pool.
         # A feed's Recv finds its value at once (the client sends every feed before the
@@ -457,7 +462,8 @@ class MultiDeviceSession(Session):
         step = self._steps.get(key)
         if step is None:
             step = prepare_step(self.graph, *key, client=self.device_set.client,
-                                incarnations=self._incarnations, device_types=self._types)
+                                incarnations=self._incarnations, device_types=self._types,
+                                kernels=self._kernels)
             with self._lock:
                 step = self._steps.setdefault(key, step)
         converted = [_check_feed(spec, value) for spec, value in zip(step.feeds, feed_values)]

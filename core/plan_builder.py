@@ -8,11 +8,19 @@ pairing), instantiates one kernel per node for its device type, wires
 feeds and fetches to slots, and collapses each simple while loop into one
 node (`loop_compiler`). The result is immutable and can serve many
 concurrent steps.
+
+A stateless kernel belongs to its plan. A stateful one (its op schema says so:
+random ops, candidate samplers, readers, queues, variables...) belongs to the
+session, as in TensorFlow's OpSegment: given the session's `OpSegment`,
+`build_plan` takes the kernel of a stateful node from it, so every plan of the
+session that runs the node runs the same kernel, and a seeded random op draws
+one stream across all the steps of a session whatever their fetches.
 """
 
 from __future__ import annotations
 
-from collections.abc import Container, Sequence
+import threading
+from collections.abc import Callable, Container, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -44,6 +52,56 @@ class PreparedStep:
     batch_split: Any = None
 
 
+class OpSegment:
+    """The kernels of a session's stateful nodes, shared by all the session's plans.
+
+    A kernel is kept per (node name, device, device type, node definition): the
+    definition being the op and the attrs the kernel is built from, so a node that
+    was changed or replaced under the same name (a graph edited between steps) gets
+    a kernel of its own rather than an old one. Safe to use from several threads.
+
+    Example:
+        >>> segment = OpSegment()
+        >>> plan_a = build_plan(graph, [], ["r:0"], [], kernels=segment)
+        >>> plan_b = build_plan(graph, [], ["r:0", "x:0"], [], kernels=segment)
+        >>> # both run one RandomUniform kernel: their draws continue one stream
+    """
+
+    def __init__(self) -> None:
+        self._kernels: dict[tuple, Any] = {}
+        self._lock = threading.Lock()
+
+    def __len__(self) -> int:
+        return len(self._kernels)
+
+    def find_or_create(self, node: Node, device: str, device_type: str,
+                       create: Callable[[], Any]) -> Any:
+        """The kernel kept for `node` on `device`, made by `create()` the first time."""
+        key = (node.name, device, device_type.upper(), node.op, _attr_fingerprint(node))
+        with self._lock:
+            kernel = self._kernels.get(key)
+        if kernel is None:
+            # Built outside the lock (a kernel may read a file when it is built); if two
+            # plans race to build it, the first one kept wins and the other is dropped.
+            kernel = create()
+            with self._lock:
+                kernel = self._kernels.setdefault(key, kernel)
+        return kernel
+
+    def clear(self) -> None:
+        """Drop every kernel (the session is closing)."""
+        with self._lock:
+            self._kernels.clear()
+
+
+def _attr_fingerprint(node: Node) -> tuple[tuple[str, bytes], ...]:
+    """The attrs a kernel is built from, serialized: those of the op's schema (attrs
+    with a leading underscore, such as `_class`, never reach a kernel)."""
+    schema_attrs = node.bound.schema.attrs
+    return tuple(sorted((key, value.SerializeToString(deterministic=True))
+                        for key, value in node.attr.items() if key in schema_attrs))
+
+
 def build_plan(
     graph: Graph,
     feeds: Sequence[str],
@@ -51,7 +109,21 @@ def build_plan(
     targets: Sequence[str],
     device_type: str = "CPU",
     compile_loops: bool = True,
+    kernels: OpSegment | None = None,
 ) -> PreparedStep:
+    """Compile one step of `graph` (see the module docstring).
+
+    Args:
+        graph: the graph, already optimized for the step if it is to be.
+        feeds, fetches: tensor names; targets: op names.
+        device_type: the type of device whose kernels run the nodes.
+        compile_loops: collapse simple while loops into one node each.
+        kernels: the session's OpSegment, which keeps the kernels of stateful nodes
+            across plans; None gives every node a kernel of this plan's own.
+
+    Returns:
+        The PreparedStep.
+    """
     feed_outputs = [_tensor(graph, name, "feed") for name in feeds]
     fetch_outputs = [_tensor(graph, name, "fetch") for name in fetches]
     target_nodes = [_node(graph, name) for name in targets]
@@ -72,11 +144,13 @@ def build_plan(
     plan_nodes: list[PlanNode] = []
     base = 0
     for node in order:
-        bound = node.bound
         try:
-            kernel_class = find_kernel(node.op, device_type, bound.attrs)
-            kernel = kernel_class(node.name, node.op, bound.attrs, bound.input_types,
-                                  bound.output_types, node.device or DEFAULT_DEVICE)
+            if kernels is not None and node.is_stateful:
+                kernel = kernels.find_or_create(
+                    node, node.device or DEFAULT_DEVICE, device_type,
+                    lambda node=node: _make_kernel(node, device_type))
+            else:
+                kernel = _make_kernel(node, device_type)
         except TfxError as exc:
             where, message = f"node {node.name!r} (op {node.op})", str(exc)
             # A Const's value is decoded here, and its errors already name the node.
@@ -86,11 +160,11 @@ def build_plan(
         pnode.num_inputs = len(node.inputs)
         pnode.input_base = base
         base += pnode.num_inputs
-        pnode.out_edges = [[] for _ in bound.output_types]
+        pnode.out_edges = [[] for _ in node.output_types]
         pnode.frame = frames[node]
         if pnode.kind == ENTER:
-            pnode.frame_name = bound.attrs["frame_name"]
-            pnode.is_constant = bool(bound.attrs.get("is_constant", False))
+            pnode.frame_name = node.attrs["frame_name"]
+            pnode.is_constant = bool(node.attrs.get("is_constant", False))
         plan_nodes.append(pnode)
 
     feed_edges: list[list[tuple[int, int]]] = [[] for _ in feed_outputs]
@@ -144,6 +218,13 @@ def build_plan(
         FeedSpec(o.name, o.dtype.base, _placeholder_shape(o)) for o in feed_outputs
     )
     return PreparedStep(plan, feed_specs, tuple(fetch_sources))
+
+
+def _make_kernel(node: Node, device_type: str) -> Any:
+    bound = node.bound
+    kernel_class = find_kernel(node.op, device_type, bound.attrs)
+    return kernel_class(node.name, node.op, bound.attrs, bound.input_types,
+                        bound.output_types, node.device or DEFAULT_DEVICE)
 
 
 def _tensor(graph: Graph, name: str, what: str) -> Output:

@@ -15,8 +15,11 @@ and the kernels. A step that computes its fetches example by example along
 the feeds' first dimension (an inference batch) may run as one slice of the
 batch per core (`batch_split`; the values may differ from an uncut run's in
 the rounding of matrix products). State (variables, queues) lives in the
-session's resource manager and persists across steps. Several threads may call
-`run` at once.
+session's resource manager and persists across steps. The kernels of stateful
+ops belong to the session too (its `OpSegment`), shared by every step that runs
+them, so a seeded random op draws one stream over the session's steps, whatever
+their fetches, as in TensorFlow; a new session starts it again. Several threads
+may call `run` at once.
 """
 
 from __future__ import annotations
@@ -34,7 +37,7 @@ from tfx.core.errors import FailedPreconditionError, InvalidArgumentError, TfxEr
 from tfx.core.executor import StepState, run_plan
 from tfx.core.graph import Graph, Node
 from tfx.core.graph_io import load_graph
-from tfx.core.plan_builder import FeedSpec, PreparedStep, build_plan, closure
+from tfx.core.plan_builder import FeedSpec, OpSegment, PreparedStep, build_plan, closure
 from tfx.core.resources import ResourceManager
 from tfx.protos import graph_pb2
 
@@ -70,6 +73,7 @@ class Session:
         self._timeout = timeout
         self._resources = ResourceManager()
         self._plans: dict[tuple, PreparedStep] = {}
+        self._kernels = OpSegment()  # the stateful nodes' kernels, shared by all plans
         self._lock = threading.Lock()
         self._closed = False
 
@@ -93,6 +97,7 @@ class Session:
                 return
             self._closed = True
             self._plans.clear()
+        self._kernels.clear()
         self._resources.clear()
 
     def __enter__(self) -> Session:
@@ -170,14 +175,13 @@ class Session:
     def _prepare(self, key: tuple) -> PreparedStep:
         feeds, fetches, targets = key
         graph = self._step_graph(feeds, fetches, targets)
-        prepared = build_plan(graph, feeds, fetches, targets)
+        prepared = build_plan(graph, feeds, fetches, targets, kernels=self._kernels)
         ranks = [None if spec.shape is None else len(spec.shape) for spec in prepared.feeds]
         split = batch_split.analyze(graph, feeds, fetches, targets, ranks)
         if split is not None:
             prepared = dataclasses.replace(prepared, batch_split=split)
         with self._lock:
             return self._plans.setdefault(key, prepared)
-
 
     def _step_graph(self, feeds: tuple, fetches: tuple, targets: tuple) -> Graph:
         """The graph optimized for one step, or the graph itself.
