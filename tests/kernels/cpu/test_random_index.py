@@ -122,6 +122,12 @@ CASES = [
 # fmt: on
 
 
+@pytest.fixture(autouse=True)
+def _fresh_graph():
+    with tf.Graph().as_default():
+        yield
+
+
 def _run(t, feed=None):
     with tf.Session() as sess:
         return sess.run(t, feed)
