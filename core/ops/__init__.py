@@ -40,4 +40,5 @@ from tfx.core.ops import (  # noqa: F401 - imported for their registrations
     summary_ops,
     text_ops,
     training_ops,
+    volume_patches_ops,
 )
