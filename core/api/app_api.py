@@ -26,7 +26,8 @@ from typing import Any, NoReturn
 from tfx.core.api import flags_api as flags
 from tfx.core.api.flags_api import FLAGS, BooleanFlag, FlagValues
 
-__all__ = ["flags", "run", "usage"]
+# TensorFlow's tf.app holds these two; `usage` is tfx's.
+__all__ = ["flags", "run"]
 
 _HELP_MODULE = "tfx.app"
 

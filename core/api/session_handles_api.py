@@ -19,8 +19,8 @@ from tfx.core.api.graph_builder import Operation, Tensor, colocate_with, device
 from tfx.core.api.ops_api import apply_op, placeholder
 from tfx.core.session_tensors import TensorHandle
 
-__all__ = ["TensorHandle", "delete_session_tensor", "get_session_handle",
-           "get_session_tensor"]
+# TensorFlow's names; TensorHandle (what sess.run returns) is importable from here too.
+__all__ = ["delete_session_tensor", "get_session_handle", "get_session_tensor"]
 
 
 def get_session_handle(data: Tensor, name: str | None = None) -> Tensor:

@@ -40,6 +40,7 @@ from tfx.core.api.graph_builder import (
 )
 from tfx.core.api.ops_api import apply_op, no_op
 
+# TensorFlow's names (tensor_equality_enabled is tfx's own query).
 __all__ = [
     "assert_variables_initialized",
     "control_flow_v2_enabled",
@@ -54,7 +55,6 @@ __all__ = [
     "enable_v2_behavior",
     "enable_v2_tensorshape",
     "resource_variables_enabled",
-    "tensor_equality_enabled",
 ]
 
 _lock = threading.Lock()
