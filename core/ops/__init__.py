@@ -13,6 +13,7 @@ from tfx.core.ops import (  # noqa: F401 - imported for their registrations
     ctc_ops,
     data_flow_ops,
     feature_ops,
+    fftnd_ops,
     fused_ops,
     image_codec_ops,
     image_ops,

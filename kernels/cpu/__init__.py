@@ -13,6 +13,7 @@ from tfx.kernels.cpu import (  # noqa: F401 - imported for their registrations
     data_flow,
     einsum,
     feature,
+    fftnd,
     fused,
     image_boxes,
     image_codecs,
