@@ -505,19 +505,36 @@ def ones(shape: Any, dtype: Any = dtypes.float32, name: str | None = None) -> Te
 
 def zeros_like(tensor: Any, dtype: Any = None, name: str | None = None,
                optimize: bool = True) -> Tensor:
-    """Zeros with the shape (and by default the type) of `tensor` (`ZerosLike`)."""
-    x = convert_to_tensor(tensor)
-    if dtype is not None and dtypes.as_dtype(dtype).base is not x.dtype.base:
-        return zeros(shape(x), dtype, name=name)
-    return apply_op("ZerosLike", x=x, name=name or "zeros_like")
+    """Zeros with the shape (and by default the type) of `tensor`, as TensorFlow builds
+    them: a constant when the shape is static (and `optimize`), else `ZerosLike`."""
+    with name_scope(name, "zeros_like", [tensor]) as scope:
+        x = convert_to_tensor(tensor, name="tensor")
+        want = dtypes.as_dtype(dtype).base if dtype is not None else x.dtype.base
+        if optimize and x.shape.is_fully_defined() and x.dtype.base is not dtypes.variant:
+            return zeros(x.shape.as_list(), want, name=scope)
+        if want is not x.dtype.base and want is not dtypes.variant:
+            return zeros(_shape_of(x, optimize), want, name=scope)
+        return apply_op("ZerosLike", x=x, name=scope)
 
 
 def ones_like(tensor: Any, dtype: Any = None, name: str | None = None,
               optimize: bool = True) -> Tensor:
-    x = convert_to_tensor(tensor)
-    if dtype is not None and dtypes.as_dtype(dtype).base is not x.dtype.base:
-        return ones(shape(x), dtype, name=name)
-    return apply_op("OnesLike", x=x, name=name or "ones_like")
+    """Ones with the shape (and by default the type) of `tensor`, as TensorFlow builds them:
+    Fill of the shape (a constant shape when static and `optimize`)."""
+    with name_scope(name, "ones_like", [tensor]) as scope:
+        x = convert_to_tensor(tensor, name="tensor")
+        want = dtypes.as_dtype(dtype).base if dtype is not None else x.dtype.base
+        result = ones(_shape_of(x, optimize), want, name=scope)
+        result.set_shape(x.shape)
+        return result
+
+
+def _shape_of(x: Tensor, optimize: bool) -> Tensor:
+    """TensorFlow's shape_internal: a constant when static and `optimize`, else Shape."""
+    if optimize:
+        return shape(x)
+    with name_scope(None, "Shape", [x]) as scope:
+        return apply_op("Shape", input=x, out_type=dtypes.int32, name=scope)
 
 
 def range(start: Any, limit: Any = None, delta: Any = 1, dtype: Any = None,  # noqa: A001

@@ -266,7 +266,6 @@ from tfx.core.api.math_api import (
     accumulate_n,
     acos,
     acosh,
-    add,
     add_n,
     angle,
     arg_max,
@@ -648,9 +647,9 @@ def _namespace(name: str, doc: str, modules: list[_ModuleType], *extra: object,
 
 math = _namespace(
     "math", "TensorFlow 1.x's tf.math: elementwise math, reductions, scans, top_k.",
-    [_math_api], _nn_api.in_top_k, _nn_api.log_softmax, _nn_api.softmax, _nn_api.softplus,
-    _nn_api.softsign, _nn_api.top_k, invert_permutation, _check_ops_api.is_non_decreasing,
-    _check_ops_api.is_strictly_increasing)
+    [_math_api], _math_api.public_add, _nn_api.in_top_k, _nn_api.log_softmax,
+    _nn_api.softmax, _nn_api.softplus, _nn_api.softsign, _nn_api.top_k, invert_permutation,
+    _check_ops_api.is_non_decreasing, _check_ops_api.is_strictly_increasing)
 nn = _namespace("nn", _nn_api.__doc__, [_nn_api, _rnn_api, _nn_sampling_api, _ctc_api],
                 rnn_cell=_namespace("nn.rnn_cell", _rnn_cell_api.__doc__, [_rnn_cell_api]))
 linalg = _namespace("linalg", _linalg_api.__doc__, [_linalg_api], cross=cross)
@@ -736,6 +735,7 @@ io = _namespace(
     decode_compressed=decode_compressed, decode_csv=decode_csv, decode_raw=decode_raw,
     encode_base64=encode_base64, write_graph=_meta_graph_api.write_graph)
 OpError = _errors_api.OpError
+add = _math_api.public_add  # named "Add" as tf.add names it
 
 __all__ = [
     "abs",

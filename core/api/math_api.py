@@ -211,11 +211,10 @@ subtract = sub = _binary("Sub")
 multiply = mul = _binary("Mul")
 realdiv = _binary("RealDiv")
 div = _binary("Div")
-floordiv = _binary("FloorDiv")
+floor_div = _binary("FloorDiv")
 floormod = mod = _binary("FloorMod")
 truncatediv = _binary("TruncateDiv")
 truncatemod = _binary("TruncateMod")
-floor_div = floordiv
 pow = _binary("Pow")  # noqa: A001 - tf.pow
 maximum = _binary("Maximum")
 minimum = _binary("Minimum")
@@ -243,11 +242,26 @@ def atan2(y: Any, x: Any, name: str | None = None) -> Tensor:
     return apply_op("Atan2", y=y, x=x, name=name)
 
 
+def floordiv(x: Any, y: Any, name: str | None = None) -> Tensor:
+    """x // y rounded toward negative infinity (`FloorDiv` in a "floordiv" scope)."""
+    with name_scope(name, "floordiv", [x, y]) as scope:
+        return floor_div(x, y, name=scope)
+
+
 def add(x: Any, y: Any, name: str | None = None) -> Tensor:
-    """x + y with broadcasting (`AddV2`; `Add` for strings)."""
+    """x + y with broadcasting (`AddV2`; `Add` for strings), named "add" as `+` names it."""
     x = convert_to_tensor(x) if not isinstance(x, Tensor) and isinstance(y, str) else x
     op_type = "Add" if getattr(x, "dtype", None) is dtypes.string else "AddV2"
     return apply_op(op_type, x=x, y=y, name=name or "add")
+
+
+def public_add(x: Any, y: Any, name: str | None = None) -> Tensor:
+    """tf.add and tf.math.add: `add` with TensorFlow's default node name "Add" (its own
+    graph code, like tfx's, writes `x + y`, which names the node "add")."""
+    return add(x, y, name=name or "Add")
+
+
+public_add.__name__ = "add"
 
 
 def truediv(x: Any, y: Any, name: str | None = None) -> Tensor:
@@ -1021,7 +1035,7 @@ _OPERATORS = {
     "floordiv": (floordiv, "floordiv"),
     "mod": (floormod, "mod"),
     "pow": (pow, "pow"),
-    "matmul": (_matmul_op, "MatMul"),
+    "matmul": (_matmul_op, "matmul"),
     "and": (_and, "and"),
     "or": (_or, "or"),
     "xor": (_xor, "xor"),

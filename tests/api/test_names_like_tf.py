@@ -1,0 +1,45 @@
+"""Graph-building functions name and shape their nodes as TensorFlow 1.x does.
+
+The (function, node name, op type) triples were recorded with TensorFlow 2.21
+(tf.compat.v1, graph mode), each built in one fresh graph in this order.
+"""
+
+import tfx as tf
+
+_RECORDED = [
+    ("add", "Add", "AddV2"), ("floordiv", "floordiv", "FloorDiv"),
+    ("zeros_like", "zeros_like", "Const"), ("ones_like", "ones_like", "Fill"),
+    ("matmul_op", "matmul", "MatMul"), ("add_op", "add_1", "AddV2"),
+    ("floordiv_op", "floordiv_1", "FloorDiv"), ("math_add", "Add_2", "AddV2"),
+]
+
+
+def test_node_names_and_types_equal_tensorflows():
+    with tf.Graph().as_default():
+        a = tf.constant([1.0, 2.0])
+        b = tf.constant([3.0, 4.0])
+        m = tf.reshape(a, [1, 2])
+        built = {
+            "add": tf.add(a, b), "floordiv": tf.floordiv(a, b),
+            "zeros_like": tf.zeros_like(a), "ones_like": tf.ones_like(a),
+            "matmul_op": m @ tf.reshape(b, [2, 1]), "add_op": a + b, "floordiv_op": a // b,
+            "math_add": tf.math.add(a, b),
+        }
+        got = [(key, built[key].op.name, built[key].op.type) for key, _, _ in _RECORDED]
+    assert got == _RECORDED
+
+
+def test_like_functions_follow_tensorflows_cases():
+    with tf.Graph().as_default():
+        unknown = tf.placeholder(tf.float32, [None, 3])
+        z = tf.zeros_like(unknown)
+        o = tf.ones_like(unknown, dtype=tf.int32)
+        z_cast = tf.zeros_like(tf.constant([1, 2]), dtype=tf.float32)
+        z_kept = tf.zeros_like(tf.constant([1.0]), optimize=False)
+        assert (z.op.type, o.op.type, z_cast.op.type, z_kept.op.type) == (
+            "ZerosLike", "Fill", "Const", "ZerosLike")
+        assert o.shape.as_list() == [None, 3] and o.dtype == tf.int32
+        with tf.Session() as sess:
+            zv, ov = sess.run([z, o], {unknown: [[1, 2, 3], [4, 5, 6]]})
+        assert zv.tolist() == [[0.0] * 3] * 2 and ov.tolist() == [[1] * 3] * 2
+        assert z_cast.dtype == tf.float32
