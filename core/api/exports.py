@@ -437,6 +437,12 @@ from tfx.core.api.parsing_api import (
     parse_tensor,
     serialize_tensor,
 )
+from tfx.core.api.partitioned_variables_api import (
+    create_partitioned_variables,
+    fixed_size_partitioner,
+    min_max_variable_partitioner,
+    variable_axis_size_partitioner,
+)
 from tfx.core.api.random_api import (
     get_seed,
     multinomial,
@@ -836,6 +842,7 @@ __all__ = [
     "cosh",
     "count_nonzero",
     "count_up_to",
+    "create_partitioned_variables",
     "cross",
     "cumprod",
     "cumsum",
@@ -893,6 +900,7 @@ __all__ = [
     "FIFOQueue",
     "fill",
     "fingerprint",
+    "fixed_size_partitioner",
     "FixedLenFeature",
     "FixedLengthRecordReader",
     "FixedLenSequenceFeature",
@@ -1021,6 +1029,7 @@ __all__ = [
     "meshgrid",
     "MetaGraphDef",
     "metrics",
+    "min_max_variable_partitioner",
     "minimum",
     "mod",
     "model_variables",
@@ -1284,6 +1293,7 @@ __all__ = [
     "unsorted_segment_sum",
     "unstack",
     "Variable",
+    "variable_axis_size_partitioner",
     "variable_op_scope",
     "variable_scope",
     "variables_initializer",
