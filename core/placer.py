@@ -171,7 +171,11 @@ def place(graph: Graph, device_set: DeviceSet, *, cost_model: CostModel | None =
     baselines["default"], _ = sim.run(lambda g, cands: default[g], "default")
     assignments["default"] = default
     best_single: tuple[SimulationReport, list[int]] = (baselines["default"], default)
+    simulated: list[int] = []
     for d, device in enumerate(device_set):
+        if any(sim.interchangeable(r, d) for r in simulated):
+            continue  # its report would equal one already made (a tie never wins)
+        simulated.append(d)
         choice = sim.fixed_single(d)
         report, _ = sim.run(lambda g, cands, c=choice: c[g], f"single:{device.name}")
         if d == 0 or _better(report, best_single[0]):
@@ -228,6 +232,11 @@ def _feeds_at_client(groups: list[ColocationGroup], device_set: DeviceSet) -> No
         if (len(group.members) == 1 and group.members[0].op in _FEED_OPS
                 and not group.members[0].device and client in group.devices):
             group.devices = [client]
+
+
+def _capabilities(device: DeviceAttributes) -> tuple:
+    return (device.device_type, device.flops, device.mem_bandwidth, device.memory,
+            device.op_overhead, device.kernels, device.unsupported_ops)
 
 
 def _rank(report: SimulationReport) -> tuple[bool, float]:
@@ -483,6 +492,25 @@ class _Simulator:
     def fixed_single(self, d: int) -> list[int]:
         default = self.fixed_default()
         return [d if d in cands else default[g] for g, cands in enumerate(self.group_devices)]
+
+    def interchangeable(self, a: int, b: int) -> bool:
+        """Whether devices a and b look the same to every node: equal rates, memory and
+        kernels, equal compute times, the same groups may use them, equal links to every
+        other device and to each other, and neither is the client. Everything placed on
+        one alone then simulates as it would on the other."""
+        da, db = self.devices[a], self.devices[b]
+        if _capabilities(da) != _capabilities(db) or self.device_set.client in (da.name, db.name):
+            return False
+        if any(row[a] != row[b] for row in self.times):
+            return False
+        if any((a in cands) != (b in cands) for cands in self.group_devices):
+            return False
+        link = self.device_set.link
+        if link(da.name, db.name) != link(db.name, da.name):
+            return False
+        return all(link(da.name, e.name) == link(db.name, e.name)
+                   and link(e.name, da.name) == link(e.name, db.name)
+                   for e in self.devices if e is not da and e is not db)
 
     def apply(self, choice: list[int]) -> dict[str, str]:
         assignment = {}

@@ -502,3 +502,45 @@ def test_the_simulated_device_timeline_books_and_releases_idle_gaps() -> None:
     assert (line.starts, line.ends) == ([1.0], [3.0])
     line.release(3.0, 4.0)  # the end of the schedule: idle for good from 1
     assert (line.starts, line.ends, line.end) == ([], [], 1.0)
+
+
+def _count_simulations(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    from tfx.core import placer
+
+    runs: list[str] = []
+    original = placer._Simulator.run
+
+    def counted(self, choose, strategy, chains=True):
+        runs.append(strategy)
+        return original(self, choose, strategy, chains)
+
+    monkeypatch.setattr(placer._Simulator, "run", counted)
+    return runs
+
+
+def test_interchangeable_devices_share_one_single_device_baseline(monkeypatch) -> None:
+    from tfx.core import placer
+
+    runs = _count_simulations(monkeypatch)
+    graph = _towers()
+    placement = place(graph, DeviceSet.from_names("cpu:4"))
+    # cpu:0 is the client (feeds arrive there); cpu:1..3 are alike, so one stands for all.
+    assert [r for r in runs if r.startswith("single:")] == [
+        "single:/job:localhost/replica:0/task:0/device:CPU:0",
+        "single:/job:localhost/replica:0/task:0/device:CPU:1"]
+    monkeypatch.setattr(placer._Simulator, "interchangeable", lambda self, a, b: False)
+    again = _towers()
+    every = place(again, DeviceSet.from_names("cpu:4"))
+    assert every.baselines["single"].makespan == placement.baselines["single"].makespan
+    assert every.chosen.makespan == placement.chosen.makespan
+    assert [n.device for n in again] == [n.device for n in graph]
+
+
+def test_devices_with_different_links_each_get_a_baseline(tmp_path, monkeypatch) -> None:
+    path = tmp_path / "links.json"
+    path.write_text(json.dumps({"devices": [{"type": "CPU", "count": 3}], "links": [
+        {"between": ["/device:CPU:0", "/device:CPU:2"], "bandwidth": 1e8, "latency": 1e-5},
+        {"between": ["", ""], "bandwidth": 1e10, "latency": 1e-5}]}))
+    runs = _count_simulations(monkeypatch)
+    place(_towers(), DeviceSet.from_spec_file(path))
+    assert len([r for r in runs if r.startswith("single:")]) == 3
