@@ -65,6 +65,37 @@ def _encrypt(value: int, keys: list[int], w: int) -> int:
     return (left << w) | right
 
 
+def _encrypt_many(values: np.ndarray, keys: list[int], w: int) -> np.ndarray:
+    """`_encrypt` of every uint64 in `values` at once (w <= 32, so nothing overflows)."""
+    mask = np.uint64((1 << w) - 1)
+
+    def f(x: np.ndarray) -> np.ndarray:
+        def rotl(r: int) -> np.ndarray:
+            return ((x << np.uint64(r)) | (x >> np.uint64(w - r))) & mask
+        return (rotl(1) & rotl(8)) ^ rotl(2)
+
+    left, right = (values >> np.uint64(w)) & mask, values & mask
+    for i in range(0, len(keys), 2):
+        left ^= f(right) ^ np.uint64(keys[i])
+        right ^= f(left) ^ np.uint64(keys[i + 1])
+    return (left << np.uint64(w)) | right
+
+
+def shuffle_many(indices: np.ndarray, key: tuple[int, int, int], max_index: int,
+                 rounds: int) -> np.ndarray:
+    """`index_shuffle` of every index in a uint64 array under one key and max_index."""
+    if max_index == 0:
+        return np.zeros_like(indices)
+    w = _block_bits(max_index) // 2
+    keys = _round_keys(key, rounds, w)
+    values = indices.copy()
+    pending = np.ones(values.shape, bool)
+    while pending.any():
+        values[pending] = _encrypt_many(values[pending], keys, w)
+        pending = values > np.uint64(max_index)
+    return values
+
+
 def index_shuffle(index: int, key: tuple[int, int, int], max_index: int, rounds: int) -> int:
     """The position of `index` in the permutation of [0, max_index] chosen by `key`."""
     if max_index == 0:
@@ -106,15 +137,21 @@ class RandomIndexShuffle(OpKernel):
         indices = np.broadcast_to(index, (n,)).tolist()
         maxima = np.broadcast_to(max_index, (n,)).tolist()
         keys = (seed.reshape(-1, 3).astype(np.int64) & 0xFFFFFFFF).tolist()
-        out = np.empty(n, index.dtype)
-        for i in range(n):
-            idx, top = int(indices[i]), int(maxima[i])
+        for idx, top in zip(indices, maxima):
             if idx < 0:
                 raise InvalidArgumentError(f"index must be >= 0 but was {idx}")
             if top < 0:
                 raise InvalidArgumentError(f"max_index must be >= 0 but was {top}")
             if top < idx:
                 raise InvalidArgumentError(f"max_index must be >= index, but {top} < {idx}")
-            key = keys[0] if seed.ndim == 1 else keys[i]
-            out[i] = index_shuffle(idx, tuple(key), top, self._rounds)
+        if seed.ndim == 1 and max_index.ndim == 0:
+            # One permutation for every index: encrypt them together.
+            out = shuffle_many(np.array(indices, np.uint64), tuple(keys[0]),
+                               int(max_index), self._rounds).astype(index.dtype)
+        else:
+            out = np.empty(n, index.dtype)
+            for i in range(n):
+                key = keys[0] if seed.ndim == 1 else keys[i]
+                out[i] = index_shuffle(int(indices[i]), tuple(key), int(maxima[i]),
+                                       self._rounds)
         return (out.reshape(()) if all_scalar else out,)
