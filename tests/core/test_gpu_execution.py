@@ -19,6 +19,7 @@ from gpu_updates import update_on_cpu_and_gpu
 import tfx
 import tfx as tf
 from tfx.core import devices as devices_module
+from tfx.core.api.ops_api import apply_op
 from tfx.core.devices import DeviceSet, GPUDevice
 from tfx.core.eager import run_op
 from tfx.core.errors import InvalidArgumentError, ResourceExhaustedError, UnimplementedError
@@ -150,7 +151,8 @@ def _ops_graph() -> tuple[tf.Graph, list, dict]:
             tf.not_equal(x, 0.5),
             tf.greater_equal(x, 0.0), tf.less_equal(x, 0.0), tf.logical_or(flags, x > 0),
             tf.logical_not(flags), tf.where(flags, x, -x), tf.shape(x), tf.rank(x), tf.size(x),
-            tf.ones_like(x), tf.reverse(x, [1]), tf.squeeze(tf.expand_dims(x, 0), [0]),
+            apply_op("OnesLike", x=x),  # tf.ones_like builds Fill, as TF's does
+            tf.reverse(x, [1]), tf.squeeze(tf.expand_dims(x, 0), [0]),
             tf.unstack(x, 2)[1], tf.split(x, 3, axis=1)[2], x[:, 1:], tf.add(n, n),
             tf.sigmoid(x) * tf.tanh(x), tf.nn.softmax(x), tf.reduce_prod(x, 1),
             tf.reduce_all(flags, 0), tf.argmin(x, 1), tf.pow(positive, 2.0),
