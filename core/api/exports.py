@@ -24,6 +24,7 @@ from tfx.core.api import coordinator_api as _coordinator_api
 from tfx.core.api import ctc_api as _ctc_api
 from tfx.core.api import device_setter_api as _device_setter_api
 from tfx.core.api import errors_api as _errors_api
+from tfx.core.api import feature_column_api as _feature_column_api
 from tfx.core.api import graph_util_api as _graph_util_api
 from tfx.core.api import hooks_api as _hooks_api
 from tfx.core.api import image_api as _image_api
@@ -674,6 +675,8 @@ summary = _namespace("summary", _summary_api.__doc__, [_summary_api])
 logging = _namespace("logging", _logging_compat_api.__doc__, [_logging_compat_api])
 get_logger = _logging_compat_api.get_logger
 nest = _namespace("nest", _nest_api.__doc__, [_nest_api])
+feature_column = _namespace("feature_column", _feature_column_api.__doc__, [],
+                            **_feature_column_api.FEATURE_COLUMN_NAMESPACE)
 lookup = _namespace(
     "lookup", _lookup_api.__doc__, [], **_lookup_api.LOOKUP_NAMESPACE,
     experimental=_namespace("lookup.experimental", _lookup_api.__doc__, [],
@@ -894,6 +897,7 @@ __all__ = [
     "extract_image_patches",
     "eye",
     "FailedPreconditionError",
+    "feature_column",
     "fft",
     "fft2d",
     "fft3d",

@@ -35,7 +35,8 @@ SUB_NAMESPACES = {
     "math", "nn", "linalg", "train", "initializers", "debugging", "losses", "strings", "manip",
     "signal", "spectral", "random", "image", "layers", "summary", "sparse", "io", "gfile",
     "python_io", "io.gfile", "nn.rnn_cell", "logging", "test", "compat", "version", "nest",
-    "metrics", "graph_util", "saved_model", "lookup", "lookup.experimental", "sets"])
+    "metrics", "graph_util", "saved_model", "lookup", "lookup.experimental", "sets",
+    "feature_column"])
 def test_namespace_exposes_only_tensorflow_names(namespace):
     module = tf
     for part in namespace.split("."):
