@@ -111,7 +111,7 @@ def test_all_lists_the_tensorflow_names():
     tensorflow_names = set(_public(tf)) & set(TF1_NAMES["top_level"])
     modules = {n for n in tensorflow_names if isinstance(getattr(tf, n), types.ModuleType)}
     assert modules == {
-        "compat", "debugging", "dtypes", "errors", "gfile", "graph_util", "image",
+        "compat", "debugging", "dtypes", "errors", "feature_column", "gfile", "graph_util", "image",
         "initializers", "io", "layers", "linalg", "logging", "lookup", "losses", "manip", "math",
         "metrics", "nest", "nn", "python_io", "random", "saved_model", "sets", "signal", "sparse",
         "spectral", "strings", "summary", "test", "train", "version"}
