@@ -13,12 +13,14 @@ Example:
 
 from __future__ import annotations
 
+import collections
 from typing import Any
 
 from tfx.core import dtypes
 from tfx.core.api import array_api, math_api, nn_api, sparse_api
 from tfx.core.api.graph_builder import Tensor, name_scope
 from tfx.core.api.ops_api import apply_op, convert_to_tensor, stop_gradient
+from tfx.core.api.partitioned_variables_api import PartitionedVariable
 from tfx.core.api.random_api import get_seed
 
 __all__ = [
@@ -40,11 +42,28 @@ def _seeds(seed: int | None) -> dict[str, int]:
     return {"seed": seed1 or 0, "seed2": seed2 or 0}
 
 
+# As in TensorFlow, each sampler returns a namedtuple named after its op.
+_SAMPLED_FIELDS = ("sampled_candidates", "true_expected_count", "sampled_expected_count")
+UniformCandidateSampler = collections.namedtuple("UniformCandidateSampler", _SAMPLED_FIELDS)
+LogUniformCandidateSampler = collections.namedtuple("LogUniformCandidateSampler",
+                                                    _SAMPLED_FIELDS)
+LearnedUnigramCandidateSampler = collections.namedtuple("LearnedUnigramCandidateSampler",
+                                                        _SAMPLED_FIELDS)
+FixedUnigramCandidateSampler = collections.namedtuple("FixedUnigramCandidateSampler",
+                                                      _SAMPLED_FIELDS)
+AllCandidateSampler = collections.namedtuple("AllCandidateSampler", _SAMPLED_FIELDS)
+ComputeAccidentalHits = collections.namedtuple("ComputeAccidentalHits",
+                                               ["indices", "ids", "weights"])
+_RESULTS = {cls.__name__: cls for cls in (
+    UniformCandidateSampler, LogUniformCandidateSampler, LearnedUnigramCandidateSampler,
+    FixedUnigramCandidateSampler, AllCandidateSampler)}
+
+
 def _sample(op_type: str, true_classes: Any, name: str | None, seed: int | None,
             **attrs: Any) -> tuple[Tensor, Tensor, Tensor]:
     true_classes = math_api.cast(true_classes, dtypes.int64)
     outputs = apply_op(op_type, name=name, true_classes=true_classes, **attrs, **_seeds(seed))
-    return tuple(outputs)
+    return _RESULTS[op_type](*outputs)
 
 
 def uniform_candidate_sampler(true_classes: Any, num_true: int, num_sampled: int, unique: bool,
@@ -62,9 +81,11 @@ def uniform_candidate_sampler(true_classes: Any, num_true: int, num_sampled: int
         name: the op's name.
 
     Returns:
-        (sampled_candidates [num_sampled] int64, true_expected_count [batch, num_true]
-        float32, sampled_expected_count [num_sampled] float32): the expected counts are
-        how often each id would be drawn in `num_sampled` draws (tries, with `unique`).
+        The namedtuple `UniformCandidateSampler` (each sampler's is named after its op, as
+        in TensorFlow) of sampled_candidates [num_sampled] int64, true_expected_count
+        [batch, num_true] float32 and sampled_expected_count [num_sampled] float32: the
+        expected counts are how often each id would be drawn in `num_sampled` draws
+        (tries, with `unique`).
 
     Example:
         >>> ids, true_count, sampled_count = uniform_candidate_sampler(labels, 1, 8, True, 100)
@@ -150,18 +171,19 @@ def compute_accidental_hits(true_classes: Any, sampled_candidates: Any, num_true
         num_true: the number of true classes per row.
 
     Returns:
-        (indices int32, ids int64, weights float32), one entry per (row, true class)
-        whose class was sampled, in row-major order: the row, the position in
-        `sampled_candidates` (the last one, if sampled twice) and -FLT_MAX, to add to
-        that sampled logit.
+        The namedtuple `ComputeAccidentalHits` of indices int32, ids int64 and weights
+        float32, one entry per (row, true class) whose class was sampled, in row-major
+        order: the row, the position in `sampled_candidates` (the last one, if sampled
+        twice) and -FLT_MAX, to add to that sampled logit.
 
     Example:
         >>> rows, positions, weights = compute_accidental_hits(labels, sampled, 1)
     """
-    return tuple(apply_op("ComputeAccidentalHits", name=name,
-                          true_classes=math_api.cast(true_classes, dtypes.int64),
-                          sampled_candidates=math_api.cast(sampled_candidates, dtypes.int64),
-                          num_true=num_true, **_seeds(seed)))
+    return ComputeAccidentalHits(*apply_op(
+        "ComputeAccidentalHits", name=name,
+        true_classes=math_api.cast(true_classes, dtypes.int64),
+        sampled_candidates=math_api.cast(sampled_candidates, dtypes.int64),
+        num_true=num_true, **_seeds(seed)))
 
 
 def _compute_sampled_logits(weights: Any, biases: Any, labels: Any, inputs: Any,
@@ -384,7 +406,8 @@ def safe_embedding_lookup_sparse(embedding_weights: Any, sparse_ids: Any,
     rank above 2 are looked up over their leading axes.
 
     Args:
-        embedding_weights: [vocabulary, ...] embeddings or a list of their shards.
+        embedding_weights: [vocabulary, ...] embeddings, a list of their shards or a
+            PartitionedVariable (its parts are the shards).
         sparse_ids: a [d0, ..., dn] SparseTensor of int ids.
         sparse_weights: a SparseTensor of float weights like `sparse_ids`, or None.
         combiner: "sum", "mean" or "sqrtn" (see `embedding_lookup_sparse`).
@@ -400,6 +423,10 @@ def safe_embedding_lookup_sparse(embedding_weights: Any, sparse_ids: Any,
     """
     if embedding_weights is None:
         raise ValueError(f"Missing embedding_weights {embedding_weights}.")
+    if isinstance(embedding_weights, PartitionedVariable):
+        # Its parts are the shards, split by partition_strategy (only a bare
+        # PartitionedVariable: inside a list it is one shard, its concatenated value).
+        embedding_weights = list(embedding_weights)
     if not isinstance(embedding_weights, (list, tuple)):
         embedding_weights = [embedding_weights]
     embedding_weights = [convert_to_tensor(w) for w in embedding_weights]
