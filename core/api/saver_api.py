@@ -15,15 +15,20 @@ Each save is recorded in the directory's `checkpoint` state file, and the
 oldest checkpoints beyond `max_to_keep` are deleted (one every
 `keep_checkpoint_every_n_hours` is preserved), as TensorFlow's Saver does.
 
-Partitioned variables: tfx has no `partitioner=`, but a variable can be marked
-as one slice of a larger tensor with `set_save_slice_info` (TensorFlow's
-`Variable.SaveSliceInfo`). The Saver then saves it under the full tensor's name
-with a shape_and_slice spec, so the checkpoint holds one tensor in slices, as a
-TensorFlow PartitionedVariable's does, and each slice restores from its part.
+Partitioned variables: a `PartitionedVariable` (from `get_variable(partitioner=)`,
+see partitioned_variables_api) stands for its parts, each of which knows where it
+lies in the full tensor (its SaveSliceInfo, TensorFlow's `Variable.SaveSliceInfo`).
+The Saver writes every part under one checkpoint key with a shape_and_slice spec,
+so the checkpoint holds one tensor in slices, and each part restores its slice,
+whatever the partitioning of the checkpoint that was saved. The key is the full
+variable's name, when the PartitionedVariable (or its parts) is in a list or among
+the global variables, or the dict key it is given under, as TensorFlow's Saver does:
 
-    info = SaveSliceInfo("emb", full_shape=[10, 4], var_offset=[0, 0], var_shape=[4, 4])
-    set_save_slice_info(part0, info)   # part0 is a 4x4 variable; part1 holds rows 4-9
-    Saver([part0, part1])              # the checkpoint holds "emb", 10x4, in 2 slices
+    emb = get_variable("emb", [10, 4], partitioner=fixed_size_partitioner(3))
+    Saver([emb])           # the checkpoint holds "emb", 10x4, in 3 slices
+    Saver({"k": emb})      # the same slices under "k"
+
+A plain variable becomes a slice with `set_save_slice_info(var, SaveSliceInfo(...))`.
 """
 
 from __future__ import annotations
@@ -38,6 +43,7 @@ import numpy as np
 from tfx.core import checkpoint, dtypes
 from tfx.core.api.graph_builder import GraphKeys, Operation, Tensor, get_default_graph
 from tfx.core.api.ops_api import apply_op, apply_op_raw, constant, group
+from tfx.core.api.partitioned_variables_api import PartitionedVariable
 from tfx.core.api.state_api import ResourceVariable, Variable, global_variables
 from tfx.protos import checkpoint_pb2
 
@@ -301,13 +307,15 @@ def latest_checkpoint(checkpoint_dir: str, latest_filename: str | None = None) -
 
 
 def _saveables(
-    var_list: Iterable[Variable] | dict[str, Variable | Sequence[Variable]],
+    var_list: Iterable[Variable | PartitionedVariable]
+    | dict[str, Variable | PartitionedVariable | Sequence[Variable]],
 ) -> list[tuple[str, str, Variable]]:
     """(checkpoint name, shape_and_slice spec, variable) for each variable to save.
 
     As TensorFlow's op_list_to_dict: in a list, a variable with a SaveSliceInfo is saved
     under its full name and the others under their op names; in a dict, a value may be
-    a list of the slices of one tensor, saved under its key.
+    the slices of one tensor (a list of them), saved under its key. A PartitionedVariable
+    stands for the list of its parts.
     """
     out: list[tuple[str, str, Variable]] = []
     whole: set[str] = set()
@@ -315,12 +323,30 @@ def _saveables(
         items = [
             (name, v)
             for name, value in var_list.items()
-            for v in (value if isinstance(value, (list, tuple)) else [value])
+            for v in (list(value) if isinstance(value, (list, tuple, PartitionedVariable))
+                      else [value])
         ]
-        sliced = {name for name, value in var_list.items() if isinstance(value, (list, tuple))}
+        sliced = {name for name, value in var_list.items()
+                  if isinstance(value, (list, tuple, PartitionedVariable))}
+        # A PartitionedVariable's parts are slices of it whatever the key (TensorFlow's rule
+        # for every list; tfx still asks a list's slices to be of a tensor of the key's name).
+        keyed = {name for name, value in var_list.items()
+                 if isinstance(value, PartitionedVariable)}
     else:
-        items = [(_slice_info(v).full_name if _slice_info(v) else v.op.name, v) for v in var_list]
+        expanded: list[Variable] = []
+        seen: set[str] = set()
+        for v in var_list:
+            if isinstance(v, PartitionedVariable):
+                if v.name in seen:
+                    raise ValueError(f"Saver: at least two variables have the name {v.name!r}")
+                seen.add(v.name)
+                expanded.extend(v)
+            else:
+                expanded.append(v)
+        items = [(_slice_info(v).full_name if _slice_info(v) else v.op.name, v)
+                 for v in expanded]
         sliced = {name for name, v in items if _slice_info(v)}
+        keyed = set()
     for name, var in items:
         info = _slice_info(var)
         if name in sliced:
@@ -329,7 +355,7 @@ def _saveables(
                     f"Saver: variable {var.op.name!r} is saved as a slice of {name!r} but has "
                     f"no SaveSliceInfo (mixing slices and non-slices under one name)"
                 )
-            if info.full_name != name:
+            if name not in keyed and info.full_name != name:
                 raise ValueError(
                     f"Saver: slices of {name!r} must all be from that tensor; variable "
                     f"{var.op.name!r} is a slice of {info.full_name!r}"

@@ -102,6 +102,59 @@ def test_safe_embedding_lookup_sparse_matches_a_numpy_reference(
             np.testing.assert_allclose(sess.run(looked_up), want)
 
 
+# --- Saver ----------------------------------------------------------------------------
+
+def _const(name: str) -> list[bytes]:
+    with tf.Session() as sess:
+        return sess.run(tf.get_default_graph().get_tensor_by_name(name)).tolist()
+
+
+def test_saver_saves_a_partitioned_variable_as_slices_of_one_key(tmp_path) -> None:
+    with tf.Graph().as_default():
+        emb = _partitioned_emb()
+        other = tf.get_variable("other", [2], initializer=tf.ones_initializer())
+        by_list = tf.train.Saver([emb, other])
+        by_key = tf.train.Saver({"k": emb})
+        # TF 2.21's SaveV2 constants for the same two savers
+        assert _const("save/SaveV2/tensor_names:0") == [b"other", b"s/emb", b"s/emb", b"s/emb"]
+        assert _const("save/SaveV2/shape_and_slices:0") == [
+            b"", b"10 3 0,4:0,3", b"10 3 4,3:0,3", b"10 3 7,3:0,3"]
+        assert _const("save_1/SaveV2/tensor_names:0") == [b"k", b"k", b"k"]
+        assert _const("save_1/SaveV2/shape_and_slices:0") == [
+            b"10 3 0,4:0,3", b"10 3 4,3:0,3", b"10 3 7,3:0,3"]
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            sess.run(emb.assign(VALUES))
+            list_path = by_list.save(sess, str(tmp_path / "a"))
+            key_path = by_key.save(sess, str(tmp_path / "b"))
+    assert sorted(tf.train.list_variables(list_path)) == [("other", [2]), ("s/emb", [10, 3])]
+    assert tf.train.list_variables(key_path) == [("k", [10, 3])]
+    np.testing.assert_array_equal(tf.train.load_variable(key_path, "k"), VALUES)
+
+    # Restored into two parts (by key, and by name through the default Saver).
+    with tf.Graph().as_default():
+        halves = _partitioned_emb(parts=2)
+        restore_key = tf.train.Saver({"k": halves})
+        restore_all = tf.train.Saver()
+        with tf.Session() as sess:
+            restore_key.restore(sess, key_path)
+            assert [p.shape.as_list() for p in halves] == [[5, 3], [5, 3]]
+            np.testing.assert_array_equal(sess.run(halves.as_tensor()), VALUES)
+            sess.run(halves.assign(np.zeros_like(VALUES)))
+            with pytest.raises(tf.errors.NotFoundError):
+                restore_all.restore(sess, key_path)  # it holds "k", not "s/emb" / "other"
+            restore_all.restore(sess, list_path)
+            np.testing.assert_array_equal(sess.run(halves.as_tensor()), VALUES)
+
+
+def test_saver_refuses_a_partitioned_variable_twice() -> None:
+    # TF 2.21: "At least two variables have the same name: s/emb"
+    with tf.Graph().as_default():
+        emb = _partitioned_emb()
+        with pytest.raises(ValueError, match="at least two variables have the name 's/emb'"):
+            tf.train.Saver([emb, emb])
+
+
 # --- candidate samplers ---------------------------------------------------------------
 
 SAMPLED_FIELDS = ("sampled_candidates", "true_expected_count", "sampled_expected_count")
