@@ -44,6 +44,7 @@ from tfx.core.api.graph_builder import (
 from tfx.core.api.init_ops_api import GlorotUniform, Ones, Zeros
 from tfx.core.api.linalg_api import tensordot
 from tfx.core.api.ops_api import constant, convert_to_tensor, identity
+from tfx.core.api.partitioned_variables_api import PartitionedVariable
 from tfx.core.api.variable_scope_api import get_variable, variable_scope
 
 # --- the Layer base ------------------------------------------------------------------------
@@ -290,14 +291,23 @@ class Layer:
                     name, shape=shape, dtype=dtype, initializer=initializer,
                     trainable=trainable and self.trainable, constraint=constraint,
                     partitioner=partitioner, use_resource=use_resource)
-                if regularizer is not None and id(variable) not in existing:
-                    with graph.name_scope(f"{name}/Regularizer"):
-                        self.add_loss(regularizer(variable))
+                # A PartitionedVariable counts as its parts: each is tracked and
+                # regularized on its own, as TensorFlow's layers do.
+                parts = (list(variable) if isinstance(variable, PartitionedVariable)
+                         else [variable])
+                if regularizer is not None and all(id(v) not in existing for v in parts):
+                    for part in parts:
+                        with graph.name_scope(f"{name}/Regularizer"):
+                            self.add_loss(regularizer(part))
+        # TensorFlow files the weights as trainable only when the returned variable is in
+        # TRAINABLE_VARIABLES (a custom getter or scope may have overridden `trainable`).
+        # That collection holds a PartitionedVariable's parts, never the object itself, so
+        # TF 2.21 lists its parts under non_trainable_weights; tfx does the same.
         trainables = {id(v) for v in graph.get_collection(GraphKeys.TRAINABLE_VARIABLES)}
         if trainable and self.trainable and id(variable) in trainables:
-            self._trainable_weights.append(variable)
+            self._trainable_weights.extend(parts)
         else:
-            self._non_trainable_weights.append(variable)
+            self._non_trainable_weights.extend(parts)
         return variable
 
     add_variable = add_weight

@@ -155,6 +155,40 @@ def test_saver_refuses_a_partitioned_variable_twice() -> None:
             tf.train.Saver([emb, emb])
 
 
+# --- tf.layers ------------------------------------------------------------------------
+
+def test_layer_tracks_the_parts_of_a_partitioned_weight_as_tensorflow_does() -> None:
+    # TF 2.21 files a layer's weight as trainable only when the variable get_variable
+    # returned is in TRAINABLE_VARIABLES; that collection holds a PartitionedVariable's
+    # parts, not the object, so tf.layers lists the parts under non_trainable_weights.
+    parts = ["s/dense/kernel/part_0:0", "s/dense/kernel/part_1:0",
+             "s/dense/bias/part_0:0", "s/dense/bias/part_1:0"]
+    with tf.Graph().as_default() as graph:
+        x = tf.placeholder(tf.float32, [None, 3])
+        with tf.variable_scope("s", partitioner=tf.fixed_size_partitioner(2)):
+            layer = tf.layers.Dense(4, kernel_regularizer=tf.reduce_sum)
+            y = layer(x)
+        assert layer.trainable_weights == []
+        assert [w.name for w in layer.non_trainable_weights] == parts
+        assert [w.name for w in layer.variables] == parts
+        assert [v.name for v in tf.trainable_variables()] == parts
+        assert isinstance(layer.kernel, PartitionedVariable)
+        # one regularization loss per part
+        losses = graph.get_collection(tf.GraphKeys.REGULARIZATION_LOSSES)
+        assert [t.name for t in losses] == ["s/dense/kernel/Regularizer/Sum:0",
+                                            "s/dense/kernel/Regularizer_1/Sum:0"]
+        layer(x)  # a second call reuses the weights and adds no loss
+        assert len(graph.get_collection(tf.GraphKeys.REGULARIZATION_LOSSES)) == 2
+        assert len(layer.variables) == 4
+        kernel = np.arange(12, dtype=np.float32).reshape(3, 4)
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            sess.run(layer.kernel.assign(kernel))
+            out, total = sess.run([y, tf.add_n(losses)], {x: [[1.0, 2.0, 3.0]]})
+    np.testing.assert_allclose(out, [[32.0, 38.0, 44.0, 50.0]])
+    assert total == pytest.approx(kernel.sum())
+
+
 # --- candidate samplers ---------------------------------------------------------------
 
 SAMPLED_FIELDS = ("sampled_candidates", "true_expected_count", "sampled_expected_count")
