@@ -1,9 +1,14 @@
 """The kernel contract.
 
-A kernel is a small class named after the op type it implements. It is built
-once per node, when a step's plan is prepared, with the node's converted
-attrs; it never sees the graph. `compute(*inputs)` takes numpy arrays and
-returns a tuple with one value per output:
+A kernel is a small class named after the op type it implements, built from
+the node's converted attrs; it never sees the graph. A stateless node's kernel
+is built for each step plan that runs the node. A stateful node's (its op
+schema says so: random ops, samplers, queues, variables...) is built once per
+session, the first time one of the session's plans needs it, and kept in the
+session's `OpSegment` (core/plan_builder.py), so every step of the session that
+runs the node runs that one kernel and its state (a random stream) carries on.
+`compute(*inputs)` takes numpy arrays and returns a tuple with one value per
+output:
 
     @register_kernel("Relu", "CPU", T=REALS)
     class Relu(OpKernel):

@@ -1,8 +1,10 @@
 """CPU kernels: random number generation with TensorFlow's Philox streams.
 
 Each kernel owns a `GuardedStream` (kernels/cpu/philox.py) seeded from its (seed, seed2)
-attrs when the step's plan is prepared, so a seeded op gives TensorFlow's numbers in every
-new session and moves on across the runs of one session, and (0, 0) seeds from the OS.
+attrs when the kernel is built, once per session (random ops are stateful, so the session's
+`OpSegment` in core/plan_builder.py keeps one kernel per node for all its steps): a seeded
+op gives TensorFlow's numbers in every new session and moves on across the runs of one
+session whatever each step fetches, and (0, 0) seeds from the OS.
 Like TensorFlow's CPU kernels, every run reserves 256 Philox blocks per output element
 (Multinomial: per pair of words per sample, rounded up to 4 samples; RandomShuffle: one
 word per swap), and the numbers do not depend on how the work is split:
