@@ -234,8 +234,12 @@ class DeviceAttributes:
     def supports(self, op: str) -> bool:
         """Whether this device has a kernel for `op`."""
         from tfx.core.kernel_registry import has_kernel
+        from tfx.core.op_registry import has_op
 
-        return op not in self.unsupported_ops and has_kernel(op, self.kernels)
+        # In a validated graph an op type that is no registered op names a library function,
+        # whose call runs as a PartitionedCall (tfx.kernels.cpu.functional).
+        kernel_op = op if has_op(op) else "PartitionedCall"
+        return op not in self.unsupported_ops and has_kernel(kernel_op, self.kernels)
 
 
 @dataclass(frozen=True)

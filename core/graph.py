@@ -7,6 +7,8 @@ only the Graph's methods change edges, so inputs and users never disagree.
 
 `Graph.from_graph_def` / `to_graph_def` convert to and from TensorFlow's
 GraphDef without losing attrs, devices, versions or the function library.
+A node whose op type is no registered op but a function of the library (a
+TF1 `Defun` call) binds against the function's signature (`tfx.core.functions`).
 `validate()` checks what an untrusted GraphDef may get wrong: unknown ops,
 bad attrs, inputs naming missing nodes or output indices, dtype mismatches on
 edges, and cycles other than loops through NextIteration.
@@ -62,7 +64,7 @@ class Node:
     @property
     def bound(self) -> BoundNode:
         if self._bound is None:
-            self._bound = resolve_node(self.to_node_def())
+            self._bound = resolve_node(self.to_node_def(), self.graph.function_schema)
         return self._bound
 
     @property
@@ -123,6 +125,32 @@ class Graph:
         self._nodes: dict[str, Node] = {}
         self.versions = graph_pb2.VersionDef(producer=1994)
         self.library = graph_pb2.FunctionDefLibrary()
+        self._function_library: tuple[tuple, Any] | None = None
+
+    # --- functions ----------------------------------------------------------------------
+    @property
+    def function_library(self) -> Any:
+        """`library` as a `tfx.core.functions.FunctionLibrary` (built once per set of
+        function names: replace functions by assigning or copying a new library)."""
+        key = (id(self.library), tuple(f.signature.name for f in self.library.function))
+        if self._function_library is None or self._function_library[0] != key:
+            from tfx.core.functions import FunctionLibrary
+
+            self._function_library = (key, FunctionLibrary(self.library))
+        return self._function_library[1]
+
+    def set_function_library(self, library: Any) -> None:
+        """Share an existing FunctionLibrary (and its proto) with this graph."""
+        self.library = library.proto
+        key = (id(self.library), tuple(f.signature.name for f in self.library.function))
+        self._function_library = (key, library)
+
+    def function_schema(self, op: str) -> Any:
+        """The signature (an OpSchema) of library function `op`, or None: how a node whose
+        op type names a function binds."""
+        if not self.library.function:
+            return None
+        return self.function_library.schema(op)
 
     # --- lookup -------------------------------------------------------------------------
     def __len__(self) -> int:

@@ -304,9 +304,12 @@ class BoundNode:
     output_types: list[dtypes.DType]
 
 
-def resolve_node(node_def: Any) -> BoundNode:
+def resolve_node(node_def: Any,
+                 function_schema: Callable[[str], OpSchema | None] | None = None) -> BoundNode:
     """Check a NodeDef's attrs against its op schema and resolve its arg types.
 
+    An op type that is no registered op binds against `function_schema(op)` when that
+    gives a schema: the signature of a library function the node calls.
     Raises NotFoundError for an unknown op and InvalidArgumentError for a bad attr,
     both naming the node.
     """
@@ -314,7 +317,9 @@ def resolve_node(node_def: Any) -> BoundNode:
     try:
         schema = get_op(node_def.op)
     except NotFoundError as exc:
-        raise NotFoundError(f"{where}: {exc}") from None
+        schema = function_schema(node_def.op) if function_schema is not None else None
+        if schema is None:
+            raise NotFoundError(f"{where}: {exc}") from None
     attrs: dict[str, Any] = {}
     for key, value in node_def.attr.items():
         spec = schema.attrs.get(key)

@@ -29,6 +29,8 @@ from tfx.core.errors import InvalidArgumentError, NotFoundError, TfxError
 from tfx.core.executor import ENTER, MERGE, Plan, PlanNode
 from tfx.core.graph import Graph, Node, Output
 from tfx.core.kernel_registry import find_kernel
+from tfx.core.op_registry import has_op
+from tfx.protos import graph_pb2
 
 DEFAULT_DEVICE = "/job:localhost/replica:0/task:0/device:CPU:0"
 
@@ -222,8 +224,23 @@ def build_plan(
 
 def _make_kernel(node: Node, device_type: str) -> Any:
     bound = node.bound
-    kernel_class = find_kernel(node.op, device_type, bound.attrs)
-    return kernel_class(node.name, node.op, bound.attrs, bound.input_types,
+    attrs = bound.attrs
+    if not has_op(node.op):
+        # The op type names a library function (bound against its signature): it runs as
+        # a PartitionedCall of that function with the node's attrs.
+        call = graph_pb2.AttrValue()
+        call.func.name = node.op
+        for key, value in node.attr.items():
+            if not key.startswith("_"):
+                call.func.attr[key].CopyFrom(value)
+        attrs = {"f": call.func, "Tin": bound.input_types, "Tout": bound.output_types}
+        kernel_class = find_kernel("PartitionedCall", device_type, attrs)
+    else:
+        kernel_class = find_kernel(node.op, device_type, attrs)
+    if getattr(kernel_class, "needs_library", False):
+        # Function-calling kernels see the graph's library, never the graph itself.
+        attrs = {**attrs, "_library": node.graph.function_library}
+    return kernel_class(node.name, node.op, attrs, bound.input_types,
                         bound.output_types, node.device or DEFAULT_DEVICE)
 
 

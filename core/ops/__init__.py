@@ -14,6 +14,7 @@ from tfx.core.ops import (  # noqa: F401 - imported for their registrations
     data_flow_ops,
     feature_ops,
     fftnd_ops,
+    function_ops,
     fused_ops,
     image_codec_ops,
     image_ops,

@@ -14,6 +14,7 @@ from tfx.kernels.cpu import (  # noqa: F401 - imported for their registrations
     einsum,
     feature,
     fftnd,
+    functional,
     fused,
     image_boxes,
     image_codecs,

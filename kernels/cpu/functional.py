@@ -1,0 +1,50 @@
+"""CPU kernels: function calls (PartitionedCall, StatefulPartitionedCall).
+
+Each kernel instantiates the functions it calls once, when it is built (so an
+unknown, recursive or ill-matched function fails when the step is prepared,
+naming the node), and compiles each into an executor plan. A call runs that
+plan on the caller's step: the same resource manager (variables read inside a
+function are the caller's), deadline and cancellation. The whole call runs on
+the CPU, as one node of the caller's graph.
+
+The plan builder hands these kernels the caller graph's function library as
+the extra attr `_library` (a kernel sees no graph); a node whose op type is a
+library function runs as a PartitionedCall of it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tfx.core.errors import InvalidArgumentError
+from tfx.core.functions import CompiledFunction, FunctionLibrary
+from tfx.kernels.base import OpContext, OpKernel, register_kernel
+
+
+class _FunctionKernel(OpKernel):
+    """The shared part: compile a named function for this node, check its signature."""
+
+    needs_context = True
+    needs_library = True
+
+    def _compile(self, library: FunctionLibrary | None, func: Any, inputs: list,
+                 outputs: list | None) -> CompiledFunction:
+        where = f"node {self.name!r} (op {self.op})"
+        if library is None:
+            raise InvalidArgumentError(
+                f"{where}: calls function {func.name!r} but no function library was given")
+        fn = CompiledFunction(library, func.name, dict(func.attr), where)
+        fn.check_signature(inputs, outputs, where)
+        return fn
+
+
+@register_kernel(("PartitionedCall", "StatefulPartitionedCall"), "CPU")
+class PartitionedCall(_FunctionKernel):
+    def setup(self, f: Any, Tin: list, Tout: list, _library: Any = None,  # noqa: N803
+              **_: Any) -> None:
+        self.fn = self._compile(_library, f, Tin, Tout)
+
+    def compute(self, ctx: OpContext, *args: Any) -> tuple:
+        return tuple(self.fn(ctx.step, args))
+
+
