@@ -1,17 +1,30 @@
 """Op schemas: calls of graph functions (the GraphDef's FunctionDefLibrary).
 
 PartitionedCall and StatefulPartitionedCall call the function `f` on their
-inputs. Schemas match TensorFlow's argument for argument; the kernels are in
+inputs; If/StatelessIf call `then_branch` or `else_branch` by the truth of
+`cond`. Schemas match TensorFlow's argument for argument; the kernels are in
 `tfx.kernels.cpu.functional`, the instantiation in `tfx.core.functions`. A node
 whose op type is itself a library function (TF1 Defun) binds against the
-function's signature, not here. Output shapes are unknown, as TensorFlow's shape
-functions leave them without the function bodies at hand.
+function's signature, not here.
+
+Output shapes come from the `output_shapes` attr where the op has one and it
+is filled in, else they are unknown, as TensorFlow's shape functions do
+without the function bodies at hand.
 """
 
 from __future__ import annotations
 
 from tfx.core import shapes
 from tfx.core.op_registry import register_op
+from tfx.core.shapes import Shape, ShapeContext
+
+
+def _declared_shapes(ctx: ShapeContext) -> list[Shape]:
+    declared = ctx.attrs.get("output_shapes") or []
+    if len(declared) != ctx.num_outputs:
+        return shapes.unknown(ctx)
+    return [None if s is None else tuple(s) for s in declared]
+
 
 _CALL_ATTRS = ("Tin: list(type) >= 0", "Tout: list(type) >= 0", "f: func",
                "config: string = ''", "config_proto: string = ''",
@@ -30,5 +43,22 @@ def _call(name: str, stateful: bool, summary: str) -> None:
 _call("PartitionedCall", False, "Calls function `f` on `args`; its outputs are the results.")
 _call("StatefulPartitionedCall", True,
       "PartitionedCall of a function with side effects (never folded, pruned or merged).")
+
+
+def _if(name: str, stateful: bool) -> None:
+    schema = (register_op(name)
+              .input("cond: Tcond").input("input: Tin").output("output: Tout")
+              .attr("Tcond: type").attr("Tin: list(type) >= 0").attr("Tout: list(type) >= 0")
+              .attr("then_branch: func").attr("else_branch: func")
+              .attr("output_shapes: list(shape) = []"))
+    if stateful:
+        schema.stateful()
+    schema.shape(_declared_shapes).doc(
+        "Calls then_branch(input) if cond is true (a nonzero number, a non-empty string, "
+        "a non-empty tensor) else else_branch(input).")
+
+
+_if("If", True)
+_if("StatelessIf", False)
 
 

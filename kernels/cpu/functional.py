@@ -1,4 +1,4 @@
-"""CPU kernels: function calls (PartitionedCall, StatefulPartitionedCall).
+"""CPU kernels: function calls and v2 conditionals (PartitionedCall, If).
 
 Each kernel instantiates the functions it calls once, when it is built (so an
 unknown, recursive or ill-matched function fails when the step is prepared,
@@ -15,6 +15,8 @@ library function runs as a PartitionedCall of it.
 from __future__ import annotations
 
 from typing import Any
+
+import numpy as np
 
 from tfx.core.errors import InvalidArgumentError
 from tfx.core.functions import CompiledFunction, FunctionLibrary
@@ -46,5 +48,28 @@ class PartitionedCall(_FunctionKernel):
 
     def compute(self, ctx: OpContext, *args: Any) -> tuple:
         return tuple(self.fn(ctx.step, args))
+
+
+def to_bool(value: Any) -> bool:
+    """TensorFlow's truth of a predicate tensor: a scalar is true when nonzero (a string
+    when non-empty); any other tensor when it holds at least one element."""
+    array = np.asarray(value)
+    if array.ndim:
+        return array.size > 0
+    item = array.item()
+    if isinstance(item, bytes | str):
+        return len(item) > 0
+    return bool(item)
+
+
+@register_kernel(("If", "StatelessIf"), "CPU")
+class If(_FunctionKernel):
+    def setup(self, then_branch: Any, else_branch: Any, Tin: list, Tout: list,  # noqa: N803
+              _library: Any = None, **_: Any) -> None:
+        self.then_fn = self._compile(_library, then_branch, Tin, Tout)
+        self.else_fn = self._compile(_library, else_branch, Tin, Tout)
+
+    def compute(self, ctx: OpContext, cond: Any, *args: Any) -> tuple:
+        return tuple((self.then_fn if to_bool(cond) else self.else_fn)(ctx.step, args))
 
 

@@ -1,9 +1,10 @@
-"""Function-calling kernels against TensorFlow: PartitionedCall, StatefulPartitionedCall
-and TF1 Defun calls.
+"""Function-calling kernels against TensorFlow: PartitionedCall, StatefulPartitionedCall,
+If/StatelessIf and TF1 Defun calls.
 
 The GraphDefs and TensorFlow's outputs in tests/data/functions/ were recorded with
 TensorFlow 2.21 by tests/data/functions/generate.py; each case is run with a Session
-(optimized and not) and with `tfx run`, and compared to them.
+(optimized and not) and with `tfx run`, and compared to them. Hand-written graphs
+check the kernels' edges: truth of non-boolean predicates.
 """
 
 # ruff: noqa: E501 - the GraphDefs and FunctionDefs are written as protobuf text, a node a line
@@ -14,15 +15,22 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from google.protobuf import text_format
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tfx.cli.main import main as tfx_main
+from tfx.core.graph import Graph
 from tfx.core.graph_io import load_graph
 from tfx.core.session import Session
+from tfx.kernels.cpu.functional import to_bool
+from tfx.protos import graph_pb2
 
 DATA = Path(__file__).parents[2] / "data" / "functions"
 # The call ops each recorded graph holds (TensorFlow 2.21 chose them).
 CALL_OPS = {
-    "nested": "PartitionedCall", "variable": "StatefulPartitionedCall",
+    "nested": "PartitionedCall", "cond_true": "StatelessIf", "cond_false": "StatelessIf",
+    "if_stateful": "If", "variable": "StatefulPartitionedCall",
     "defun": "scaled_add_Hm5sXN0PXMU",
 }
 CASES = sorted(CALL_OPS)
@@ -75,5 +83,97 @@ def test_tfx_run_matches_tensorflow(name: str, tmp_path: Path,
         np.testing.assert_allclose(out[key], want, rtol=1e-6)
 
 
+def test_if_stateful_runs_its_print_only_when_taken(capfd: pytest.CaptureFixture[str]) -> None:
+    feeds, expected, _ = load_case("if_stateful")
+    x = next(k for k in feeds if feeds[k].dtype == np.float32)
+    p = next(k for k in feeds if feeds[k].dtype == bool)
+    fetch = next(iter(expected))
+    with Session(str(DATA / "if_stateful.pb")) as sess:
+        np.testing.assert_array_equal(sess.run(fetch, {x: feeds[x], p: True}), [3.0, 6.0])
+        assert "taken" in capfd.readouterr().err
+        sess.run(fetch, {x: feeds[x], p: False})
+        assert "taken" not in capfd.readouterr().err
+
+
 # --- hand-written graphs -------------------------------------------------------------------
 
+def const(name: str, value: str, dtype: str = "DT_FLOAT", field: str = "float_val") -> str:
+    return (f'node_def {{ name: "{name}" op: "Const" attr {{ key: "dtype" value {{ type: {dtype} }} }} '
+            f'attr {{ key: "value" value {{ tensor {{ dtype: {dtype} tensor_shape {{}} '
+            f'{field}: {value} }} }} }} }}')
+
+
+LIBRARY = """
+library {
+  function {
+    signature { name: "plus_one" input_arg { name: "x" type: DT_FLOAT } output_arg { name: "y" type: DT_FLOAT } }
+    %ONE%
+    node_def { name: "add" op: "AddV2" input: "x" input: "one:output:0" attr { key: "T" value { type: DT_FLOAT } } }
+    ret { key: "y" value: "add:z:0" }
+  }
+  function {
+    signature { name: "negate" input_arg { name: "x" type: DT_FLOAT } output_arg { name: "y" type: DT_FLOAT } }
+    node_def { name: "neg" op: "Neg" input: "x" attr { key: "T" value { type: DT_FLOAT } } }
+    ret { key: "y" value: "neg:y:0" }
+  }
+  function {
+    signature { name: "always" input_arg { name: "x" type: DT_FLOAT } output_arg { name: "b" type: DT_BOOL } }
+    %TRUE%
+    ret { key: "b" value: "t:output:0" }
+  }
+  function {
+    signature { name: "below_ten" input_arg { name: "x" type: DT_FLOAT } output_arg { name: "b" type: DT_FLOAT } }
+    %TEN%
+    node_def { name: "d" op: "Sub" input: "ten:output:0" input: "x" attr { key: "T" value { type: DT_FLOAT } } }
+    node_def { name: "r" op: "Relu" input: "d:z:0" attr { key: "T" value { type: DT_FLOAT } } }
+    ret { key: "b" value: "r:activations:0" }
+  }
+  function {
+    signature { name: "two_outputs" input_arg { name: "x" type: DT_FLOAT }
+                output_arg { name: "a" type: DT_BOOL } output_arg { name: "b" type: DT_BOOL } }
+    %TRUE%
+    ret { key: "a" value: "t:output:0" } ret { key: "b" value: "t:output:0" }
+  }
+}
+""".replace("%ONE%", const("one", "1")).replace("%TRUE%", const("t", "true", "DT_BOOL", "bool_val")).replace(
+    "%TEN%", const("ten", "10"))
+
+
+def graph_with(nodes: str) -> Graph:
+    text = ('node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } }\n'
+            + nodes + LIBRARY)
+    return Graph.from_graph_def(text_format.Parse(text, graph_pb2.GraphDef()))
+
+
+def if_node(cond_type: str, op: str = "StatelessIf") -> str:
+    return (f'node {{ name: "p" op: "Placeholder" attr {{ key: "dtype" value {{ type: {cond_type} }} }} }}\n'
+            f'node {{ name: "c" op: "{op}" input: "p" input: "x" '
+            f'attr {{ key: "Tcond" value {{ type: {cond_type} }} }} '
+            'attr { key: "Tin" value { list { type: DT_FLOAT } } } '
+            'attr { key: "Tout" value { list { type: DT_FLOAT } } } '
+            'attr { key: "then_branch" value { func { name: "plus_one" } } } '
+            'attr { key: "else_branch" value { func { name: "negate" } } } }\n')
+
+
+@pytest.mark.parametrize("cond_type, value, taken", [
+    ("DT_INT32", np.int32(0), False), ("DT_INT32", np.int32(-3), True),
+    ("DT_FLOAT", np.zeros([0, 2], np.float32), False), ("DT_FLOAT", np.zeros([2], np.float32), True),
+    ("DT_STRING", np.array(b""), False), ("DT_STRING", np.array(b"a"), True),
+])
+def test_if_predicate_truth(cond_type: str, value: np.ndarray, taken: bool) -> None:
+    with Session(graph_with(if_node(cond_type, "If"))) as sess:
+        out = sess.run("c:0", {"x:0": np.float32(2), "p:0": value})
+    assert float(out) == (3.0 if taken else -2.0)
+
+
+@settings(deadline=None, max_examples=40)
+@given(st.one_of(
+    st.integers(-3, 3).map(np.int64), st.floats(allow_nan=False, width=32).map(np.float32),
+    st.booleans().map(np.bool_), st.binary(max_size=2).map(np.array),
+    st.lists(st.integers(0, 1), max_size=3).map(lambda v: np.array(v, np.int32)),
+))
+def test_to_bool_matches_numpy(value: np.ndarray) -> None:
+    array = np.asarray(value)
+    want = array.size > 0 if array.ndim else (len(array.item()) > 0 if array.dtype.kind == "S"
+                                               else bool(array != 0))
+    assert to_bool(value) == want
