@@ -2,7 +2,9 @@
 
 PartitionedCall and StatefulPartitionedCall call the function `f` on their
 inputs; If/StatelessIf call `then_branch` or `else_branch` by the truth of
-`cond`. Schemas match TensorFlow's argument for argument; the kernels are in
+`cond`;
+While/StatelessWhile call `cond` and `body` on the loop variables until `cond`
+is false. Schemas match TensorFlow's argument for argument; the kernels are in
 `tfx.kernels.cpu.functional`, the instantiation in `tfx.core.functions`. A node
 whose op type is itself a library function (TF1 Defun) binds against the
 function's signature, not here.
@@ -60,5 +62,20 @@ def _if(name: str, stateful: bool) -> None:
 
 _if("If", True)
 _if("StatelessIf", False)
+
+
+def _while(name: str, stateful: bool) -> None:
+    schema = (register_op(name)
+              .input("input: T").output("output: T")
+              .attr("T: list(type) >= 0").attr("cond: func").attr("body: func")
+              .attr("output_shapes: list(shape) = []").attr("parallel_iterations: int = 10"))
+    if stateful:
+        schema.stateful()
+    schema.shape(_declared_shapes).doc(
+        "Loop variables start as `input`; while cond(vars) is true, vars = body(vars).")
+
+
+_while("While", True)
+_while("StatelessWhile", False)
 
 

@@ -1,4 +1,4 @@
-"""CPU kernels: function calls and v2 conditionals (PartitionedCall, If).
+"""CPU kernels: function calls and v2 control flow (PartitionedCall, If, While).
 
 Each kernel instantiates the functions it calls once, when it is built (so an
 unknown, recursive or ill-matched function fails when the step is prepared,
@@ -71,5 +71,29 @@ class If(_FunctionKernel):
 
     def compute(self, ctx: OpContext, cond: Any, *args: Any) -> tuple:
         return tuple((self.then_fn if to_bool(cond) else self.else_fn)(ctx.step, args))
+
+
+@register_kernel(("While", "StatelessWhile"), "CPU")
+class While(_FunctionKernel):
+    """Runs `body` while `cond` holds. There is no iteration cap: a loop that never ends
+    is stopped by the step's deadline or cancellation, as in TensorFlow."""
+
+    def setup(self, cond: Any, body: Any, T: list, _library: Any = None,  # noqa: N803
+              **_: Any) -> None:
+        self.cond_fn = self._compile(_library, cond, T, None)
+        if len(self.cond_fn.output_types) != 1:
+            raise InvalidArgumentError(
+                f"node {self.name!r} (op {self.op}): the cond function {cond.name!r} must "
+                f"return one tensor, it returns {len(self.cond_fn.output_types)}")
+        self.body_fn = self._compile(_library, body, T, T)
+
+    def compute(self, ctx: OpContext, *args: Any) -> tuple:
+        values = list(args)
+        step = ctx.step
+        while True:
+            step.check_cancelled()
+            if not to_bool(self.cond_fn(step, values)[0]):
+                return tuple(values)
+            values = self.body_fn(step, values)
 
 

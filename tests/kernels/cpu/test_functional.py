@@ -1,10 +1,11 @@
 """Function-calling kernels against TensorFlow: PartitionedCall, StatefulPartitionedCall,
-If/StatelessIf and TF1 Defun calls.
+If/StatelessIf, While/StatelessWhile and TF1 Defun calls.
 
 The GraphDefs and TensorFlow's outputs in tests/data/functions/ were recorded with
 TensorFlow 2.21 by tests/data/functions/generate.py; each case is run with a Session
 (optimized and not) and with `tfx run`, and compared to them. Hand-written graphs
-check the kernels' edges: truth of non-boolean predicates.
+check the kernels' edges: truth of non-boolean predicates, loops stopped by
+the step's deadline, signatures that do not match.
 """
 
 # ruff: noqa: E501 - the GraphDefs and FunctionDefs are written as protobuf text, a node a line
@@ -20,9 +21,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tfx.cli.main import main as tfx_main
+from tfx.core.errors import DeadlineExceededError, InvalidArgumentError
 from tfx.core.graph import Graph
 from tfx.core.graph_io import load_graph
+from tfx.core.op_registry import get_op
 from tfx.core.session import Session
+from tfx.core.shapes import ShapeContext
 from tfx.kernels.cpu.functional import to_bool
 from tfx.protos import graph_pb2
 
@@ -30,7 +34,7 @@ DATA = Path(__file__).parents[2] / "data" / "functions"
 # The call ops each recorded graph holds (TensorFlow 2.21 chose them).
 CALL_OPS = {
     "nested": "PartitionedCall", "cond_true": "StatelessIf", "cond_false": "StatelessIf",
-    "if_stateful": "If", "variable": "StatefulPartitionedCall",
+    "if_stateful": "If", "while": "StatelessWhile", "variable": "StatefulPartitionedCall",
     "defun": "scaled_add_Hm5sXN0PXMU",
 }
 CASES = sorted(CALL_OPS)
@@ -164,6 +168,51 @@ def test_if_predicate_truth(cond_type: str, value: np.ndarray, taken: bool) -> N
     with Session(graph_with(if_node(cond_type, "If"))) as sess:
         out = sess.run("c:0", {"x:0": np.float32(2), "p:0": value})
     assert float(out) == (3.0 if taken else -2.0)
+
+
+def while_node(cond: str, body: str = "plus_one", op: str = "While") -> str:
+    return (f'node {{ name: "w" op: "{op}" input: "x" '
+            'attr { key: "T" value { list { type: DT_FLOAT } } } '
+            f'attr {{ key: "cond" value {{ func {{ name: "{cond}" }} }} }} '
+            f'attr {{ key: "body" value {{ func {{ name: "{body}" }} }} }} '
+            'attr { key: "output_shapes" value { list { shape {} } } } }\n')
+
+
+@settings(deadline=None, max_examples=15)
+@given(st.integers(-5, 12))
+def test_while_counts_up_to_ten(start: int) -> None:
+    # cond is a float (10 - x, clipped at 0): nonzero is true, as TensorFlow converts it.
+    with Session(graph_with(while_node("below_ten"))) as sess:
+        out = sess.run("w:0", {"x:0": np.float32(start)})
+    assert float(out) == float(max(start, 10))
+
+
+def test_endless_while_stops_at_the_deadline() -> None:
+    with Session(graph_with(while_node("always")), timeout=0.3) as sess, \
+            pytest.raises(DeadlineExceededError, match="node 'w'"):
+        sess.run("w:0", {"x:0": np.float32(0)})
+
+
+@pytest.mark.parametrize("cond, body, why", [
+    ("two_outputs", "plus_one", "the cond function 'two_outputs' must return one tensor"),
+    ("always", "always", "output types [float32] do not match the signature of function 'always'"),
+])
+def test_while_signature_mismatch(cond: str, body: str, why: str) -> None:
+    with Session(graph_with(while_node(cond, body))) as sess, \
+            pytest.raises(InvalidArgumentError, match="node 'w' \\(op While\\)") as info:
+        sess.run("w:0", {"x:0": np.float32(0)})
+    assert why in str(info.value)
+
+
+def test_shapes_come_from_output_shapes() -> None:
+    schema = get_op("StatelessWhile")
+    ctx = ShapeContext("w", "StatelessWhile", {"output_shapes": [(2,), None]}, [None, None],
+                       num_outputs=2)
+    assert schema.shape_fn(ctx) == [(2,), None]
+    ctx = ShapeContext("w", "StatelessWhile", {"output_shapes": []}, [None], num_outputs=1)
+    assert schema.shape_fn(ctx) == [None]
+    call = ShapeContext("c", "PartitionedCall", {}, [(3,)], num_outputs=1)
+    assert get_op("PartitionedCall").shape_fn(call) == [None]
 
 
 @settings(deadline=None, max_examples=40)
