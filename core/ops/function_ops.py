@@ -2,12 +2,12 @@
 
 PartitionedCall and StatefulPartitionedCall call the function `f` on their
 inputs; If/StatelessIf call `then_branch` or `else_branch` by the truth of
-`cond`;
-While/StatelessWhile call `cond` and `body` on the loop variables until `cond`
-is false. Schemas match TensorFlow's argument for argument; the kernels are in
-`tfx.kernels.cpu.functional`, the instantiation in `tfx.core.functions`. A node
-whose op type is itself a library function (TF1 Defun) binds against the
-function's signature, not here.
+`cond`; While/StatelessWhile call `cond` and `body` on the loop variables until
+`cond` is false; Case/StatelessCase call `branches[branch_index]` (the last
+branch when the index is out of range). Schemas match TensorFlow's argument for
+argument; the kernels are in `tfx.kernels.cpu.functional`, the instantiation in
+`tfx.core.functions`. A node whose op type is itself a library function (TF1
+Defun) binds against the function's signature, not here.
 
 Output shapes come from the `output_shapes` attr where the op has one and it
 is filled in, else they are unknown, as TensorFlow's shape functions do
@@ -79,3 +79,16 @@ _while("While", True)
 _while("StatelessWhile", False)
 
 
+def _case(name: str, stateful: bool) -> None:
+    schema = (register_op(name)
+              .input("branch_index: int32").input("input: Tin").output("output: Tout")
+              .attr("Tin: list(type) >= 0").attr("Tout: list(type) >= 0")
+              .attr("branches: list(func) >= 1").attr("output_shapes: list(shape) = []"))
+    if stateful:
+        schema.stateful()
+    schema.shape(_declared_shapes).doc(
+        "Calls branches[branch_index](input); an index out of range calls the last branch.")
+
+
+_case("Case", True)
+_case("StatelessCase", False)

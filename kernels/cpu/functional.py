@@ -1,4 +1,4 @@
-"""CPU kernels: function calls and v2 control flow (PartitionedCall, If, While).
+"""CPU kernels: function calls and v2 control flow (PartitionedCall, If, While, Case).
 
 Each kernel instantiates the functions it calls once, when it is built (so an
 unknown, recursive or ill-matched function fails when the step is prepared,
@@ -97,3 +97,17 @@ class While(_FunctionKernel):
             values = self.body_fn(step, values)
 
 
+@register_kernel(("Case", "StatelessCase"), "CPU")
+class Case(_FunctionKernel):
+    def setup(self, branches: list, Tin: list, Tout: list, _library: Any = None,  # noqa: N803
+              **_: Any) -> None:
+        self.fns = [self._compile(_library, b, Tin, Tout) for b in branches]
+
+    def compute(self, ctx: OpContext, branch_index: Any, *args: Any) -> tuple:
+        index = np.asarray(branch_index)
+        if index.ndim:
+            raise InvalidArgumentError(
+                f"branch_index must be a scalar, got shape {list(index.shape)}")
+        k = int(index)
+        fn = self.fns[k] if 0 <= k < len(self.fns) else self.fns[-1]
+        return tuple(fn(ctx.step, args))

@@ -1,11 +1,11 @@
 """Function-calling kernels against TensorFlow: PartitionedCall, StatefulPartitionedCall,
-If/StatelessIf, While/StatelessWhile and TF1 Defun calls.
+If/StatelessIf, While/StatelessWhile, Case/StatelessCase and TF1 Defun calls.
 
 The GraphDefs and TensorFlow's outputs in tests/data/functions/ were recorded with
 TensorFlow 2.21 by tests/data/functions/generate.py; each case is run with a Session
 (optimized and not) and with `tfx run`, and compared to them. Hand-written graphs
-check the kernels' edges: truth of non-boolean predicates, loops stopped by
-the step's deadline, signatures that do not match.
+check the kernels' edges: truth of non-boolean predicates, out-of-range Case
+indices, loops stopped by the step's deadline, signatures that do not match.
 """
 
 # ruff: noqa: E501 - the GraphDefs and FunctionDefs are written as protobuf text, a node a line
@@ -34,8 +34,9 @@ DATA = Path(__file__).parents[2] / "data" / "functions"
 # The call ops each recorded graph holds (TensorFlow 2.21 chose them).
 CALL_OPS = {
     "nested": "PartitionedCall", "cond_true": "StatelessIf", "cond_false": "StatelessIf",
-    "if_stateful": "If", "while": "StatelessWhile", "variable": "StatefulPartitionedCall",
-    "defun": "scaled_add_Hm5sXN0PXMU",
+    "if_stateful": "If", "while": "StatelessWhile", "case_0": "StatelessCase",
+    "case_1": "StatelessCase", "case_2": "StatelessCase", "case_7": "StatelessCase",
+    "variable": "StatefulPartitionedCall", "defun": "scaled_add_Hm5sXN0PXMU",
 }
 CASES = sorted(CALL_OPS)
 
@@ -168,6 +169,24 @@ def test_if_predicate_truth(cond_type: str, value: np.ndarray, taken: bool) -> N
     with Session(graph_with(if_node(cond_type, "If"))) as sess:
         out = sess.run("c:0", {"x:0": np.float32(2), "p:0": value})
     assert float(out) == (3.0 if taken else -2.0)
+
+
+def case_node(branches: list[str]) -> str:
+    funcs = " ".join(f'func {{ name: "{b}" }}' for b in branches)
+    return ('node { name: "k" op: "Placeholder" attr { key: "dtype" value { type: DT_INT32 } } }\n'
+            'node { name: "c" op: "Case" input: "k" input: "x" '
+            'attr { key: "Tin" value { list { type: DT_FLOAT } } } '
+            'attr { key: "Tout" value { list { type: DT_FLOAT } } } '
+            f'attr {{ key: "branches" value {{ list {{ {funcs} }} }} }} }}\n')
+
+
+def test_case_index_out_of_range_runs_the_last_branch() -> None:
+    with Session(graph_with(case_node(["plus_one", "negate"]))) as sess:
+        results = [float(sess.run("c:0", {"x:0": np.float32(5), "k:0": np.int32(k)}))
+                   for k in (-1, 0, 1, 2, 100)]
+        assert results == [-5.0, 6.0, -5.0, -5.0, -5.0]
+        with pytest.raises(InvalidArgumentError, match="node 'c'.*branch_index must be a scalar"):
+            sess.run("c:0", {"x:0": np.float32(5), "k:0": np.zeros([1], np.int32)})
 
 
 def while_node(cond: str, body: str = "plus_one", op: str = "While") -> str:
