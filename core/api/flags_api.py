@@ -16,9 +16,11 @@ defaults go through the flag's parser. Errors are absl's: UnrecognizedFlagError 
 unknown flag (with "Did you mean" suggestions; kept in the returned arguments instead
 with `known_only=True`, as `tf.app.run` parses), IllegalFlagValueError "flag --n=abc:
 ..." for a bad value or a failed validator (`mark_flag_as_required`,
-`register_validator`), DuplicateFlagError for a second definition, and
-UnparsedFlagAccessError for reading a flag of an unparsed FlagValues. As TensorFlow's
-wrapper, the global `FLAGS` instead parses `sys.argv` on the first read of a flag.
+`register_validator`; "flags a=1, b=2: ..." for the validators of several flags,
+`mark_flags_as_mutual_exclusive` and `register_multi_flags_validator`),
+DuplicateFlagError for a second definition, and UnparsedFlagAccessError for reading a
+flag of an unparsed FlagValues. As TensorFlow's wrapper, the global `FLAGS` instead
+parses `sys.argv` on the first read of a flag.
 
 `FLAGS.get_help()` and `main_module_help()` format help as absl's `--help` does (flags
 grouped by the module that defined them, sorted, with defaults and types). Not
@@ -43,6 +45,7 @@ __all__ = [
     "DEFINE_multi_float",
     "DEFINE_multi_integer",
     "DEFINE_multi_string",
+    "DEFINE_spaceseplist",
     "DEFINE_string",
     "DuplicateFlagError",
     "Error",
@@ -54,8 +57,13 @@ __all__ = [
     "UnparsedFlagAccessError",
     "UnrecognizedFlagError",
     "ValidationError",
+    "flag_dict_to_args",
+    "mark_bool_flags_as_mutual_exclusive",
     "mark_flag_as_required",
+    "mark_flags_as_mutual_exclusive",
     "mark_flags_as_required",
+    "multi_flags_validator",
+    "register_multi_flags_validator",
     "register_validator",
     "validator",
 ]
@@ -289,6 +297,8 @@ class FlagValues:
         object.__setattr__(self, "_parsed", False)
         object.__setattr__(self, "_implicit_parse", implicit_parse)
         object.__setattr__(self, "_program", "")
+        # (flag names, checker of {name: value}, message)
+        object.__setattr__(self, "_multi_validators", [])
 
     # -- registration --
     def register(self, flag: Flag) -> Flag:
@@ -333,6 +343,7 @@ class FlagValues:
         flag.value = value
         flag.using_default_value = False
         self._validate(flag)
+        self._validate_groups(name)
 
     def __getitem__(self, name: str) -> Flag:
         return self._flags[name]
@@ -434,6 +445,7 @@ class FlagValues:
         self.mark_as_parsed()
         for flag in self._unique():
             self._validate(flag)
+        self._validate_groups()
         return [argv[0], *rest]
 
     def _suggestions(self, name: str) -> list[str]:
@@ -456,6 +468,29 @@ class FlagValues:
                 ok, message = False, str(exc)
             if not ok:
                 raise IllegalFlagValueError(f"flag --{flag.name}={flag.value}: {message}")
+
+    def add_multi_flags_validator(self, names: Sequence[str],
+                                  checker: Callable[[dict[str, Any]], bool],
+                                  message: str) -> None:
+        """Check flags `names` together with `checker({name: value})` (see
+        `register_multi_flags_validator`)."""
+        for name in names:
+            if name not in self._flags:
+                raise KeyError(f"Flag --{name} does not exist.")
+        self._multi_validators.append((list(names), checker, message))
+
+    def _validate_groups(self, changed: str | None = None) -> None:
+        for names, check, message in self._multi_validators:
+            if changed is not None and changed not in names:
+                continue
+            values = {name: self._flags[name].value for name in names}
+            try:
+                ok = check(values)
+            except ValidationError as exc:
+                ok, message = False, str(exc)
+            if not ok:
+                shown = ", ".join(f"{name}={value}" for name, value in values.items())
+                raise IllegalFlagValueError(f"flags {shown}: {message}")
 
     def _unique(self) -> list[Flag]:
         return list({id(f): f for f in self._flags.values()}.values())
@@ -663,6 +698,26 @@ def DEFINE_list(name: str, default: Sequence[str] | str | None, help: str,  # no
                    short_name=short_name)
 
 
+@_with_old_names
+def DEFINE_spaceseplist(name: str, default: Sequence[str] | str | None,  # noqa: N802
+                        help: str, comma_compat: bool = False,  # noqa: A002
+                        flag_values: FlagValues | None = None, required: bool = False,
+                        short_name: str | None = None) -> Flag:
+    """Define a list-of-strings flag given whitespace-separated (`--s="a b"`); with
+    `comma_compat`, commas separate too."""
+    def parse(text: Any) -> list[str]:
+        if isinstance(text, (list, tuple)):
+            return [str(item) for item in text]
+        if not isinstance(text, str):
+            raise TypeError(f"Expect argument to be a string or list, found {type(text)}")
+        return (text.replace(",", " ") if comma_compat else text).split()
+
+    kind = "a whitespace or comma separated list" if comma_compat else (
+        "a whitespace separated list")
+    return _define(flag_values, name, default, help, parse, required, serialize=" ".join,
+                   type_help=kind, short_name=short_name)
+
+
 def _define_multi(flag_values: FlagValues | None, name: str, default: Any, help_text: str,
                   parse: Callable[[Any], Any], type_help: str, required: bool,
                   short_name: str | None) -> Flag:
@@ -730,6 +785,91 @@ def validator(flag_name: str, message: str = "Flag validation failed",
         return checker
 
     return decorate
+
+
+def register_multi_flags_validator(flag_names: Sequence[str],
+                                   multi_flags_checker: Callable[[dict[str, Any]], bool],
+                                   message: str = "Flags validation failed",
+                                   flag_values: FlagValues | None = None) -> None:
+    """Check several flags together: `multi_flags_checker({name: value})` after each parse.
+
+    A False result (or a ValidationError) is an IllegalFlagValueError
+    "flags a=1, b=2: message".
+    """
+    flag_values = FLAGS if flag_values is None else flag_values
+    flag_values.add_multi_flags_validator(flag_names, multi_flags_checker, message)
+
+
+def multi_flags_validator(flag_names: Sequence[str], message: str = "Flag validation failed",
+                          flag_values: FlagValues | None = None) -> Callable:
+    """`register_multi_flags_validator` as a decorator of the checker."""
+    def decorate(checker: Callable[[dict[str, Any]], bool]) -> Callable:
+        register_multi_flags_validator(flag_names, checker, message, flag_values)
+        return checker
+
+    return decorate
+
+
+def mark_flags_as_mutual_exclusive(flag_names: Sequence[str], required: bool = False,
+                                   flag_values: FlagValues | None = None) -> None:
+    """At most one of `flag_names` (exactly one if `required`) may be other than None."""
+    names = list(flag_names)
+    wanted = "Exactly" if required else "At most"
+
+    def check(values: dict[str, Any]) -> bool:
+        count = sum(value is not None for value in values.values())
+        return count == 1 if required else count <= 1
+
+    register_multi_flags_validator(
+        names, check, f"{wanted} one of ({', '.join(names)}) must have a value other than "
+        "None.", flag_values)
+
+
+def mark_bool_flags_as_mutual_exclusive(flag_names: Sequence[str], required: bool = False,
+                                        flag_values: FlagValues | None = None) -> None:
+    """At most one of the boolean flags `flag_names` (exactly one if `required`) is True."""
+    flag_values = FLAGS if flag_values is None else flag_values
+    names = list(flag_names)
+    for name in names:
+        if name in flag_values and not flag_values[name].boolean:
+            raise ValidationError(f"Flag --{name} is not Boolean, which is required for flags "
+                                  "used in mark_bool_flags_as_mutual_exclusive.")
+    wanted = "Exactly" if required else "At most"
+
+    def check(values: dict[str, Any]) -> bool:
+        count = sum(bool(value) for value in values.values())
+        return count == 1 if required else count <= 1
+
+    register_multi_flags_validator(names, check,
+                                   f"{wanted} one of ({', '.join(names)}) must be True.",
+                                   flag_values)
+
+
+def flag_dict_to_args(flag_map: dict[str, Any], multi_flags: Iterable[str] | None = None
+                      ) -> Iterator[str]:
+    """Command-line arguments for `{name: value}`: True `--name`, False `--noname`, None a
+    bare `--name`, a list comma-joined (repeated `--name=v` for names in `multi_flags`).
+
+    Example:
+        >>> list(flag_dict_to_args({"steps": 5, "verbose": False}))
+        ['--steps=5', '--noverbose']
+    """
+    multi = set(multi_flags or ())
+    for name, value in flag_map.items():
+        if value is None:
+            yield f"--{name}"
+        elif isinstance(value, bool):
+            yield f"--{name}" if value else f"--no{name}"
+        elif isinstance(value, (bytes, str)):
+            yield f"--{name}={value.decode() if isinstance(value, bytes) else value}"
+        elif isinstance(value, Iterable):
+            if name in multi:
+                for item in value:
+                    yield f"--{name}={item}"
+            else:
+                yield f"--{name}={','.join(str(item) for item in value)}"
+        else:
+            yield f"--{name}={value}"
 
 
 def mark_flag_as_required(flag_name: str, flag_values: FlagValues | None = None) -> None:

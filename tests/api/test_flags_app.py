@@ -302,3 +302,56 @@ def test_app_run_passes_remaining_arguments_and_exits_with_mains_result(capsys, 
     finally:
         del flags.FLAGS.h5_greeting
         flags.FLAGS.unparse_flags()
+
+
+def test_flag_groups_and_space_separated_lists():
+    values = flags.FlagValues()
+    flags.DEFINE_string("a", None, "A.", flag_values=values)
+    flags.DEFINE_string("b", None, "B.", flag_values=values)
+    flags.DEFINE_boolean("x", False, "X.", flag_values=values)
+    flags.DEFINE_boolean("y", False, "Y.", flag_values=values)
+    flags.DEFINE_spaceseplist("s", "p q", "S.", flag_values=values)
+    flags.mark_flags_as_mutual_exclusive(["a", "b"], flag_values=values)
+    flags.mark_bool_flags_as_mutual_exclusive(["x", "y"], flag_values=values)
+    cases = [
+        (["--a=1", "--b=2"],
+         "flags a=1, b=2: At most one of (a, b) must have a value other than None."),
+        (["--x", "--y"], "flags x=True, y=True: At most one of (x, y) must be True."),
+    ]
+    for args, message in cases:
+        with pytest.raises(flags.IllegalFlagValueError) as info:
+            values(["p", *args])
+        assert str(info.value) == message
+        values.unparse_flags()
+    values(["p", "--a=1", "--s=u  v,w"])
+    assert (values.a, values.b, values.s) == ("1", None, ["u", "v,w"])
+    assert values["s"].help_lines() == ["  --s: S.", "    (default: 'p q')",
+                                        "    (a whitespace separated list)"]
+    with pytest.raises(flags.IllegalFlagValueError, match="At most one of"):
+        values.b = "2"
+    with pytest.raises(flags.ValidationError,
+                       match="Flag --a is not Boolean, which is required for flags used in "
+                             "mark_bool_flags_as_mutual_exclusive."):
+        flags.mark_bool_flags_as_mutual_exclusive(["a", "b"], flag_values=values)
+
+    required = flags.FlagValues()
+    flags.DEFINE_string("a", None, "A.", flag_values=required)
+    flags.DEFINE_string("b", None, "B.", flag_values=required)
+    flags.mark_flags_as_mutual_exclusive(["a", "b"], required=True, flag_values=required)
+    with pytest.raises(flags.IllegalFlagValueError) as info:
+        required(["p"])
+    assert str(info.value) == ("flags a=None, b=None: Exactly one of (a, b) must have a value "
+                               "other than None.")
+
+    @flags.multi_flags_validator(["a", "b"], "a before b", flag_values=required)
+    def _ordered(group):
+        return group["a"] is None or group["b"] is None or group["a"] < group["b"]
+
+    assert required(["p", "--b=1"]) == ["p"]
+
+
+def test_flag_dict_to_args():
+    assert list(flags.flag_dict_to_args(
+        {"a": 1, "b": None, "c": True, "d": False, "e": [1, 2], "f": "x", "g": ["u", "v"]},
+        multi_flags={"g"})) == ["--a=1", "--b", "--c", "--nod", "--e=1,2", "--f=x", "--g=u",
+                                "--g=v"]
