@@ -1052,8 +1052,10 @@ def install_operators(cls: type) -> None:
         setattr(cls, f"__r{key}__", reflected)
     for key, fn in _COMPARISONS.items():
         setattr(cls, f"__{key}__", _comparison(fn))
-    cls.__eq__ = _equality(equal)
-    cls.__ne__ = _equality(not_equal)
+    # Graph tensors and variables compare (and hash) by identity, as in TensorFlow 1.x
+    # graphs whatever tf.enable_tensor_equality says: `t in list` and dict keys work.
+    cls.__eq__ = object.__eq__
+    cls.__ne__ = object.__ne__
     cls.__neg__ = lambda self: neg(self)
     cls.__abs__ = lambda self: abs(self)
     cls.__invert__ = lambda self: logical_not(self)
@@ -1068,25 +1070,6 @@ def _comparison(fn: Any) -> Any:
         return fn(x, convert_to_tensor(y, dtype=x.dtype.base, name="y"))
 
     return compare
-
-
-def _equality(fn: Any) -> Any:
-    def compare(x: Any, y: Any) -> Any:
-        if y is None or isinstance(y, str) or not _numeric_like(y):
-            return NotImplemented
-        x = convert_to_tensor(x)
-        try:
-            y = convert_to_tensor(y, dtype=x.dtype.base, name="y")
-        except (TypeError, ValueError):
-            return NotImplemented
-        return fn(x, y)
-
-    return compare
-
-
-def _numeric_like(value: Any) -> bool:
-    return isinstance(value, (int, float, bool, builtins.complex, np.ndarray, np.generic, list,
-                              tuple)) or hasattr(value, "dtype")
 
 
 install_operators(Tensor)

@@ -68,7 +68,8 @@ def test_names_follow_tensorflow(graph: tf.Graph) -> None:
 def test_operators_and_slicing() -> None:
     x = tf.placeholder(tf.float32, [2, 3])
     m = tf.constant(np.ones((3, 2), np.float32))
-    exprs = [x + 1, 1 - x, x * x, x / 2, x ** 2, -x, x @ m, x[0], x[:, 1:], x < 0.5, x == x]
+    exprs = [x + 1, 1 - x, x * x, x / 2, x ** 2, -x, x @ m, x[0], x[:, 1:], x < 0.5,
+             tf.equal(x, x)]
     value = np.array([[0.0, 1, 2], [3, 4, 5]], np.float32)
     with tf.Session() as s:
         got = s.run(exprs, {x: value})
@@ -77,6 +78,8 @@ def test_operators_and_slicing() -> None:
     for g, w in zip(got, want):
         np.testing.assert_allclose(g, w)
     assert exprs[6].shape.as_list() == [2, 2] and exprs[8].shape.as_list() == [2, 2]
+    # == is Python identity on graph tensors, as in TensorFlow 1.x (tf.equal compares values)
+    assert (x == x) is True and (x == tf.identity(x)) is False
 
 
 def test_control_dependencies_order_side_effects() -> None:

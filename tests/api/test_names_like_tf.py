@@ -43,3 +43,15 @@ def test_like_functions_follow_tensorflows_cases():
             zv, ov = sess.run([z, o], {unknown: [[1, 2, 3], [4, 5, 6]]})
         assert zv.tolist() == [[0.0] * 3] * 2 and ov.tolist() == [[1] * 3] * 2
         assert z_cast.dtype == tf.float32
+
+
+def test_tensors_and_variables_compare_by_identity_as_in_tensorflow_graphs():
+    # TensorFlow 2.21 (tf.compat.v1, graph mode), with or without enable_tensor_equality:
+    # False True True False True False True False False False.
+    with tf.Graph().as_default():
+        a, b = tf.constant(1.0), tf.constant(1.0)
+        v, w = tf.Variable(1.0), tf.Variable(1.0, use_resource=True)
+        got = [a == b, a == a, a != b, a in [b], v == v, v == a, w == w, w != w, v == 1.0,
+               a == 1.0]
+        assert got == [False, True, True, False, True, False, True, False, False, False]
+        assert {a: 1, b: 2}[b] == 2 and [a, b].index(b) == 1
