@@ -408,12 +408,11 @@ def embedding_lookup(params: Any, ids: Any, partition_strategy: str = "mod",
     """
     if max_norm is not None:
         raise NotImplementedError("embedding_lookup(max_norm=...) is not supported")
+    if isinstance(params, PartitionedVariable):
+        params = list(params)  # its parts are the shards; inside a list it is one shard
     if not isinstance(params, (list, tuple)):
         params = [params]
     params = list(params)
-    if len(params) == 1 and isinstance(params[0], PartitionedVariable):
-        # Also when a caller wrapped it in a list (embedding_lookup_sparse, sampled losses).
-        params = list(params[0])
     if not params:
         raise ValueError("embedding_lookup needs at least one parameter shard")
     with name_scope(name, "embedding_lookup", params + [ids]) as scope:

@@ -194,6 +194,10 @@ def _compute_sampled_logits(weights: Any, biases: Any, labels: Any, inputs: Any,
                             seed: int | None = None) -> tuple[Tensor, Tensor]:
     """Logits [batch, num_true + num_sampled] of the true then the sampled classes, and
     their labels (1/num_true for the true classes, 0 for the sampled ones)."""
+    if isinstance(weights, PartitionedVariable):
+        weights = list(weights)  # as TF: the parts are the shards
+    if isinstance(biases, PartitionedVariable):
+        biases = list(biases)
     if not isinstance(weights, (list, tuple)):
         weights = [weights]
     if not isinstance(biases, (list, tuple)):
@@ -357,6 +361,8 @@ def embedding_lookup_sparse(params: Any, sp_ids: Any, sp_weights: Any,
         combiner = "mean"
     if combiner not in ("mean", "sqrtn", "sum"):
         raise ValueError(f"combiner must be one of 'mean', 'sqrtn' or 'sum', got {combiner!r}")
+    if isinstance(params, PartitionedVariable):
+        params = list(params)  # as TF: the parts are the shards
     if not isinstance(params, (list, tuple)):
         params = [params]
     if not isinstance(sp_ids, sparse_api.SparseTensor):

@@ -232,3 +232,24 @@ def test_sampler_fields_hold_tensorflows_values() -> None:
     assert got_hits.indices.tolist() == [0, 1]
     assert got_hits.ids.tolist() == [1, 2]
     np.testing.assert_array_equal(got_hits.weights, np.full(2, -3.4028235e38, np.float32))
+
+
+def test_a_partitioned_variable_inside_a_list_is_one_shard():
+    # TensorFlow 2.21: [pv] is one shard (the concatenated table), a bare pv is its parts.
+    row = {0: [0.38692939281463623, 0.3600262403488159, 0.9768795967102051],
+           1: [0.0865163803100586, 0.5038012266159058, 0.3585019111633301],
+           4: [0.20932388305664062, 0.02714252471923828, 0.4244014024734497],
+           9: [0.5076814889907837, 0.344677209854126, 0.48250293731689453]}
+    with tf.Graph().as_default():
+        with tf.variable_scope("s", partitioner=tf.fixed_size_partitioner(3)):
+            pv = tf.get_variable("emb", [10, 3],
+                                 initializer=tf.random_uniform_initializer(seed=3))
+        ids = tf.constant([0, 1, 4, 9])
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            in_list, bare_mod, bare_div = sess.run([
+                tf.nn.embedding_lookup([pv], ids), tf.nn.embedding_lookup(pv, ids),
+                tf.nn.embedding_lookup(pv, ids, partition_strategy="div")])
+    np.testing.assert_allclose(in_list, [row[0], row[1], row[0], row[4]], rtol=1e-6)
+    np.testing.assert_allclose(bare_mod, [row[0], row[0], row[1], row[9]], rtol=1e-6)
+    np.testing.assert_allclose(bare_div, in_list, rtol=1e-6)
