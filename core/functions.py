@@ -147,13 +147,21 @@ def _arg_spec(arg: graph_pb2.OpDef.ArgDef, attrs: Mapping[str, AttrSpec], where:
     return ArgSpec(arg.name, dtype=dtype, number_attr=arg.number_attr, is_ref=arg.is_ref)
 
 
-def _arg_types(arg: ArgSpec, attrs: Mapping[str, Any]) -> list[dtypes.DType]:
+def _arg_types(arg: ArgSpec, attrs: Mapping[str, Any], where: str = "") -> list[dtypes.DType]:
     if arg.type_list_attr:
         types = list(attrs[arg.type_list_attr])
     else:
         base = arg.dtype if arg.dtype is not None else attrs[arg.type_attr]
-        types = [base] * (attrs[arg.number_attr] if arg.number_attr else 1)
+        count = attrs[arg.number_attr] if arg.number_attr else 1
+        if not 0 <= count <= _MAX_ARG_COUNT:
+            raise InvalidArgumentError(
+                f"{where}: invalid count {count} (attr {arg.number_attr!r}) for argument "
+                f"{arg.name!r}")
+        types = [base] * count
     return [t.as_ref for t in types] if arg.is_ref else types
+
+
+_MAX_ARG_COUNT = 1_000_000  # as op binding: a larger list is an attack, not a graph
 
 
 # --- instantiation ---------------------------------------------------------------------
@@ -203,6 +211,12 @@ def instantiate(library: FunctionLibrary, name: str, attrs: Mapping[str, graph_p
     values = _call_attrs(fdef.signature, attrs, what)
     py_attrs = {key: attr_value_to_python(value, schema.attrs[key].type, f"{what}, attr {key!r}")
                 for key, value in values.items()}
+    for key, value in py_attrs.items():
+        minimum = schema.attrs[key].minimum
+        measure = len(value) if isinstance(value, list) else value
+        if minimum is not None and measure < minimum:
+            raise InvalidArgumentError(
+                f"{what}: attr {key!r} is {measure}, below its minimum {minimum}")
 
     graph_def = graph_pb2.GraphDef()
     refs: dict[str, list[str]] = {}  # an input arg's name -> its element tensors
@@ -212,7 +226,7 @@ def instantiate(library: FunctionLibrary, name: str, attrs: Mapping[str, graph_p
     if len(names) != len(fdef.node_def):
         raise InvalidArgumentError(f"{what}: two body nodes share a name")
     for arg in schema.inputs:
-        types = _arg_types(arg, py_attrs)
+        types = _arg_types(arg, py_attrs, what)
         elements = []
         for i, dtype in enumerate(types):
             node_name = arg.name if len(types) == 1 else f"{arg.name}/_{i}"
@@ -258,7 +272,7 @@ def instantiate(library: FunctionLibrary, name: str, attrs: Mapping[str, graph_p
     fetches: list[str] = []
     output_types: list[dtypes.DType] = []
     for arg in schema.outputs:
-        types = _arg_types(arg, py_attrs)
+        types = _arg_types(arg, py_attrs, what)
         if arg.name not in fdef.ret:
             raise InvalidArgumentError(f"{what}: output {arg.name!r} has no ret entry")
         tensors = _resolve_ref(fdef.ret[arg.name], refs, ranges, f"{what}, ret {arg.name!r}")

@@ -236,6 +236,23 @@ def test_missing_ret_and_bad_control_input() -> None:
         head + "library {" + ctrl + "}")
 
 
+@pytest.mark.parametrize("n, why", [
+    (0, "attr 'N' is 0, below its minimum 1"),
+    (-2, "attr 'N' is -2, below its minimum 1"),
+])
+def test_number_attr_out_of_range(n: int, why: str) -> None:
+    with pytest.raises(InvalidArgumentError, match=why):
+        instantiate(library_of("library {" + TOTAL + "}"), "total",
+                    {"N": graph_pb2.AttrValue(i=n)}, "node 'c'")
+
+
+def test_absurd_list_length_is_refused() -> None:
+    unbounded = TOTAL.replace("has_minimum: true minimum: 1", "")
+    with pytest.raises(InvalidArgumentError, match="invalid count 10000000 .attr 'N'. for argument 'xs'"):
+        instantiate(library_of("library {" + unbounded + "}"), "total",
+                    {"N": graph_pb2.AttrValue(i=10**7)}, "node 'c'")
+
+
 def test_duplicate_function_names_are_refused() -> None:
     with pytest.raises(InvalidArgumentError, match="defines 'square' twice"):
         library_of("library {" + SQUARE + SQUARE + "}")
