@@ -21,14 +21,10 @@ from tfx.core.graph import Graph as _IrGraph
 
 __all__ = [
     "GRAPH_DEF_VERSION",
-    "control_flow_v2_enabled",
-    "disable_control_flow_v2",
     "disable_eager_execution",
-    "disable_resource_variables",
     "disable_v2_behavior",
     "executing_eagerly",
     "executing_eagerly_outside_functions",
-    "resource_variables_enabled",
 ]
 
 # The `versions.producer` of every GraphDef tfx builds (`tf.Graph().as_graph_def()`).
@@ -51,24 +47,6 @@ def disable_eager_execution() -> None:
 
 def disable_v2_behavior() -> None:
     """Nothing to do: tfx has TensorFlow 1.x's graph-mode behavior."""
-
-
-def control_flow_v2_enabled() -> bool:
-    """False: `cond` and `while_loop` build v1 control flow (Switch, Merge, Enter, Exit)."""
-    return False
-
-
-def disable_control_flow_v2() -> None:
-    """Nothing to do: tfx's control flow is v1."""
-
-
-def resource_variables_enabled() -> bool:
-    """False: `Variable` makes a reference variable unless given `use_resource=True`."""
-    return False
-
-
-def disable_resource_variables() -> None:
-    """Nothing to do: `Variable` makes reference variables by default."""
 
 
 # --- tf.compat: text and number helpers ------------------------------------------------------

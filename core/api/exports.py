@@ -17,6 +17,8 @@ from types import ModuleType as _ModuleType
 from tfx.core import cluster as _cluster
 from tfx.core import dtypes
 from tfx.core import summary_writer as _summary_writer
+from tfx.core.api import app_api as _app_api
+from tfx.core.api import bitwise_api as _bitwise_api
 from tfx.core.api import check_ops_api as _check_ops_api
 from tfx.core.api import checkpoint_utils_api as _checkpoint_utils_api
 from tfx.core.api import compat_api as _compat_api
@@ -25,6 +27,8 @@ from tfx.core.api import ctc_api as _ctc_api
 from tfx.core.api import device_setter_api as _device_setter_api
 from tfx.core.api import errors_api as _errors_api
 from tfx.core.api import feature_column_api as _feature_column_api
+from tfx.core.api import fftnd_api as _fftnd_api
+from tfx.core.api import flags_api as _flags_api
 from tfx.core.api import graph_util_api as _graph_util_api
 from tfx.core.api import hooks_api as _hooks_api
 from tfx.core.api import image_api as _image_api
@@ -48,8 +52,10 @@ from tfx.core.api import nest_api as _nest_api
 from tfx.core.api import nn_api as _nn_api
 from tfx.core.api import nn_sampling_api as _nn_sampling_api
 from tfx.core.api import parsing_api as _parsing_api
+from tfx.core.api import queue_namespace as _queue_namespace
 from tfx.core.api import queue_runner_api as _queue_runner_api
 from tfx.core.api import random_namespace as _random_namespace
+from tfx.core.api import resource_loader_api as _resource_loader_api
 from tfx.core.api import rnn_api as _rnn_api
 from tfx.core.api import rnn_cell_api as _rnn_cell_api
 from tfx.core.api import saved_model_api as _saved_model_api
@@ -58,6 +64,7 @@ from tfx.core.api import sparse_api as _sparse_api
 from tfx.core.api import spectral_api as _spectral_api
 from tfx.core.api import string_api as _string_api
 from tfx.core.api import summary_api as _summary_api
+from tfx.core.api import sysconfig_api as _sysconfig_api
 from tfx.core.api import test_util_api as _test_util_api
 from tfx.core.api import text_api as _text_api
 from tfx.core.api import train_api as _train_api
@@ -67,6 +74,7 @@ from tfx.core.api.accumulator_api import (
     ConditionalAccumulatorBase,
     SparseConditionalAccumulator,
 )
+from tfx.core.api.approx_topk_api import approx_top_k
 from tfx.core.api.array_api import (
     batch_to_space,
     batch_to_space_nd,
@@ -171,14 +179,10 @@ from tfx.core.api.check_ops_api import (
 )
 from tfx.core.api.compat_api import (
     GRAPH_DEF_VERSION,
-    control_flow_v2_enabled,
-    disable_control_flow_v2,
     disable_eager_execution,
-    disable_resource_variables,
     disable_v2_behavior,
     executing_eagerly,
     executing_eagerly_outside_functions,
-    resource_variables_enabled,
 )
 from tfx.core.api.control_flow_api import cond, while_loop
 from tfx.core.api.custom_gradient_api import custom_gradient
@@ -190,6 +194,7 @@ from tfx.core.api.data_flow_api import (
     RandomShuffleQueue,
 )
 from tfx.core.api.device_spec_api import DeviceSpec
+from tfx.core.api.fftnd_api import fftnd, ifftnd, irfftnd, rfftnd
 from tfx.core.api.functional_api import case, foldl, foldr, map_fn, scan, switch_case
 from tfx.core.api.gradients import NotDifferentiable, RegisterGradient, gradients
 from tfx.core.api.gradients import NotDifferentiable as NoGradient
@@ -455,8 +460,14 @@ from tfx.core.api.random_api import (
     set_random_seed,
     truncated_normal,
 )
+from tfx.core.api.random_index_api import random_index_shuffle
 from tfx.core.api.script_api import numpy_function, py_func, py_function
 from tfx.core.api.session_api import InteractiveSession, Session, get_default_session
+from tfx.core.api.session_handles_api import (
+    delete_session_tensor,
+    get_session_handle,
+    get_session_tensor,
+)
 from tfx.core.api.sort_api import argsort, sort
 from tfx.core.api.sparse_api import (
     SparseTensor,
@@ -544,6 +555,21 @@ from tfx.core.api.string_api import (
     string_to_number,
     substr,
 )
+from tfx.core.api.switches_api import (
+    assert_variables_initialized,
+    control_flow_v2_enabled,
+    disable_control_flow_v2,
+    disable_resource_variables,
+    disable_tensor_equality,
+    disable_v2_tensorshape,
+    enable_control_flow_v2,
+    enable_eager_execution,
+    enable_resource_variables,
+    enable_tensor_equality,
+    enable_v2_behavior,
+    enable_v2_tensorshape,
+    resource_variables_enabled,
+)
 from tfx.core.api.tensor_array_api import TensorArray
 from tfx.core.api.tensor_proto_api import make_ndarray, make_tensor_proto
 from tfx.core.api.text_api import edit_distance, string_split
@@ -558,6 +584,7 @@ from tfx.core.api.variable_scope_api import (
     variable_op_scope,
     variable_scope,
 )
+from tfx.core.api.volume_patches_api import extract_volume_patches
 from tfx.core.dtypes import (
     DType,
     bfloat16,
@@ -661,7 +688,7 @@ nn = _namespace("nn", _nn_api.__doc__, [_nn_api, _rnn_api, _nn_sampling_api, _ct
                 rnn_cell=_namespace("nn.rnn_cell", _rnn_cell_api.__doc__, [_rnn_cell_api]))
 linalg = _namespace("linalg", _linalg_api.__doc__, [_linalg_api], cross=cross)
 spectral = _namespace("spectral", _spectral_api.__doc__, [_spectral_api])
-signal = _namespace("signal", _spectral_api.__doc__, [_spectral_api])
+signal = _namespace("signal", _spectral_api.__doc__, [_spectral_api, _fftnd_api])
 manip = _namespace("manip", "TensorFlow 1.x's tf.manip: array manipulation.", [],
                    batch_to_space_nd, gather_nd, reshape, reverse, roll, scatter_nd,
                    space_to_batch_nd, tile)
@@ -675,6 +702,13 @@ summary = _namespace("summary", _summary_api.__doc__, [_summary_api])
 logging = _namespace("logging", _logging_compat_api.__doc__, [_logging_compat_api])
 get_logger = _logging_compat_api.get_logger
 nest = _namespace("nest", _nest_api.__doc__, [_nest_api])
+bitwise = _namespace("bitwise", _bitwise_api.__doc__, [_bitwise_api])
+flags = _namespace("flags", _flags_api.__doc__, [_flags_api])
+app = _namespace("app", _app_api.__doc__, [], flags=flags, run=_app_api.run)
+sysconfig = _namespace("sysconfig", _sysconfig_api.__doc__, [_sysconfig_api])
+resource_loader = _namespace("resource_loader", _resource_loader_api.__doc__,
+                             [_resource_loader_api])
+queue = _namespace("queue", _queue_namespace.__doc__, [_queue_namespace])
 feature_column = _namespace("feature_column", _feature_column_api.__doc__, [],
                             **_feature_column_api.FEATURE_COLUMN_NAMESPACE)
 lookup = _namespace(
@@ -759,6 +793,8 @@ __all__ = [
     "AggregationMethod",
     "all_variables",
     "angle",
+    "app",
+    "approx_top_k",
     "arg_max",
     "arg_min",
     "argmax",
@@ -788,6 +824,7 @@ __all__ = [
     "assert_same_float_dtype",
     "assert_scalar",
     "assert_type",
+    "assert_variables_initialized",
     "assign",
     "assign_add",
     "assign_sub",
@@ -804,6 +841,7 @@ __all__ = [
     "bfloat16",
     "bincount",
     "bitcast",
+    "bitwise",
     "bool",
     "bool_",
     "boolean_mask",
@@ -858,6 +896,7 @@ __all__ = [
     "decode_csv",
     "decode_json_example",
     "decode_raw",
+    "delete_session_tensor",
     "depth_to_space",
     "deserialize_many_sparse",
     "device",
@@ -871,7 +910,9 @@ __all__ = [
     "disable_control_flow_v2",
     "disable_eager_execution",
     "disable_resource_variables",
+    "disable_tensor_equality",
     "disable_v2_behavior",
+    "disable_v2_tensorshape",
     "div",
     "div_no_nan",
     "divide",
@@ -882,6 +923,12 @@ __all__ = [
     "dynamic_stitch",
     "edit_distance",
     "einsum",
+    "enable_control_flow_v2",
+    "enable_eager_execution",
+    "enable_resource_variables",
+    "enable_tensor_equality",
+    "enable_v2_behavior",
+    "enable_v2_tensorshape",
     "encode_base64",
     "ensure_shape",
     "equal",
@@ -895,12 +942,14 @@ __all__ = [
     "expand_dims",
     "expm1",
     "extract_image_patches",
+    "extract_volume_patches",
     "eye",
     "FailedPreconditionError",
     "feature_column",
     "fft",
     "fft2d",
     "fft3d",
+    "fftnd",
     "FIFOQueue",
     "fill",
     "fingerprint",
@@ -908,6 +957,7 @@ __all__ = [
     "FixedLenFeature",
     "FixedLengthRecordReader",
     "FixedLenSequenceFeature",
+    "flags",
     "float16",
     "float32",
     "float64",
@@ -926,6 +976,8 @@ __all__ = [
     "get_local_variable",
     "get_logger",
     "get_seed",
+    "get_session_handle",
+    "get_session_tensor",
     "get_static_value",
     "get_variable",
     "get_variable_scope",
@@ -959,6 +1011,7 @@ __all__ = [
     "ifft",
     "ifft2d",
     "ifft3d",
+    "ifftnd",
     "igamma",
     "igammac",
     "imag",
@@ -979,6 +1032,7 @@ __all__ = [
     "InvalidArgumentError",
     "invert_permutation",
     "io",
+    "irfftnd",
     "is_finite",
     "is_inf",
     "is_nan",
@@ -1087,12 +1141,14 @@ __all__ = [
     "qint32",
     "qint8",
     "qr",
+    "queue",
     "QueueBase",
     "quint16",
     "quint8",
     "random",
     "random_crop",
     "random_gamma",
+    "random_index_shuffle",
     "random_normal",
     "random_normal_initializer",
     "random_poisson",
@@ -1126,11 +1182,13 @@ __all__ = [
     "reset_default_graph",
     "reshape",
     "resource",
+    "resource_loader",
     "resource_variables_enabled",
     "ResourceExhaustedError",
     "reverse",
     "reverse_sequence",
     "reverse_v2",
+    "rfftnd",
     "rint",
     "roll",
     "round",
@@ -1240,6 +1298,7 @@ __all__ = [
     "SummaryMetadata",
     "svd",
     "switch_case",
+    "sysconfig",
     "tables_initializer",
     "tan",
     "tanh",

@@ -35,6 +35,7 @@ from tfx.core.api.ops_api import (
     no_op,
     register_tensor_conversion_function,
 )
+from tfx.core.api.switches_api import resource_variables_enabled
 
 __all__ = [
     "Variable", "ResourceVariable", "global_variables", "trainable_variables",
@@ -63,7 +64,8 @@ class Variable:
     """
 
     def __new__(cls, *args: Any, use_resource: bool | None = None, **kwargs: Any) -> Variable:
-        if cls is Variable and use_resource:
+        if cls is Variable and (use_resource or (
+                use_resource is None and resource_variables_enabled())):
             cls = ResourceVariable
         return super().__new__(cls)
 

@@ -51,7 +51,6 @@ from typing import Any
 
 from tfx.core import dtypes
 from tfx.core.api import array_api
-from tfx.core.api.compat_api import resource_variables_enabled
 from tfx.core.api.graph_builder import (
     Graph,
     GraphKeys,
@@ -71,6 +70,7 @@ from tfx.core.api.partitioned_variables_api import (
 )
 from tfx.core.api.saver_api import SaveSliceInfo, set_save_slice_info
 from tfx.core.api.state_api import Variable
+from tfx.core.api.switches_api import resource_variables_enabled
 
 __all__ = [
     "AUTO_REUSE", "VariableScope", "variable_scope", "variable_op_scope", "get_variable",

@@ -33,6 +33,21 @@ def test_resource_variables_switch_round_trip():
     assert switches_api.resource_variables_enabled() is False
 
 
+def test_resource_variables_switch_changes_what_variables_are_built():
+    # TensorFlow 2.21: after enable_resource_variables, tf.Variable and get_variable build
+    # VarHandleOp resource variables; use_resource=False still builds a reference one.
+    with tf.Graph().as_default():
+        try:
+            tf.enable_resource_variables()
+            made = [tf.Variable(1.0), tf.get_variable("g", [2]),
+                    tf.Variable(1.0, use_resource=False)]
+        finally:
+            tf.disable_resource_variables()
+        after = tf.Variable(1.0)
+        assert [v.op.type for v in made] == ["VarHandleOp", "VarHandleOp", "VariableV2"]
+        assert after.op.type == "VariableV2"
+
+
 def test_control_flow_v2_and_tensorshape_switches():
     switches_api.disable_control_flow_v2()
     assert switches_api.control_flow_v2_enabled() is False
