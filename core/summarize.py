@@ -112,9 +112,12 @@ def summarize_graph(graph: Graph) -> GraphSummary:
     nodes = graph.nodes
     histogram = Counter(node.op for node in nodes)
     issues: list[str] = []
-    unknown = sorted(op for op in histogram if not has_op(op))
+    functions = {f.signature.name for f in graph.library.function}
+    # A library function's name is an op type its calls use (TF1 Defun graphs).
+    unknown = sorted(op for op in histogram if not has_op(op) and op not in functions)
     unknown_set = set(unknown)
-    no_cpu = sorted(op for op in histogram if op not in unknown_set and not has_kernel(op, "CPU"))
+    no_cpu = sorted(op for op in histogram
+                    if op not in unknown_set and op not in functions and not has_kernel(op, "CPU"))
 
     inputs: list[InputInfo] = []
     outputs: list[OutputInfo] = []

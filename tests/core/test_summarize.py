@@ -136,3 +136,12 @@ def test_to_dict_is_json() -> None:
     assert data["inputs"][0]["tensor"] == "input:0"
     assert data["op_counts"][0] == {"op": "Const", "count": 5}
     assert data["outputs"][0]["name"] == "probs"
+
+
+def test_a_library_function_called_as_an_op_is_not_unknown() -> None:
+    # A TF1 Defun graph written by TensorFlow 2.21: its call's op type is the function.
+    graph = Graph.from_graph_def(load_graph(
+        Path(__file__).resolve().parents[1] / "data" / "functions" / "defun.pb"))
+    summary = summarize_graph(graph)
+    assert summary.unknown_ops == [] and summary.issues == []
+    assert any(op.startswith("scaled_add") for op, _ in summary.op_counts)
