@@ -27,6 +27,7 @@ from tfx.core.ops import (  # noqa: F401 - imported for their registrations
     misc_ops,
     nn_ops,
     parsing_ops,
+    quantization_ops,
     random_index_ops,
     random_ops,
     reader_ops,

@@ -32,6 +32,7 @@ from tfx.kernels.cpu import (  # noqa: F401 - imported for their registrations
     nn,
     nn_more,
     parsing,
+    quantization,
     random,
     random_index,
     random_more,
