@@ -76,6 +76,7 @@ def _load_gradient_modules() -> None:
         linalg_grad,
         math_grad,
         nn_grad,
+        quantization_grad,
         script_api,
         sparse_grad,
         tensor_array_grad,
