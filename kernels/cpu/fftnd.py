@@ -9,7 +9,9 @@ gives an empty (zero) output. The input is cropped to `fft_length`; a complex on
 than it is zero-padded. IFFTND divides by the transform size; IRFFTND ignores the
 imaginary parts a Hermitian signal cannot have. complex64/float32 are transformed in
 single precision, complex128/float64 in double. An empty `axes` is rejected (TensorFlow's
-kernel reads before its axes then).
+kernel reads before its axes then). The output is checked against the allocation limit
+(core/limits.py) before anything is allocated, so an absurd fft_length from an untrusted
+graph is a ResourceExhaustedError.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from tfx.core.errors import InvalidArgumentError
+from tfx.core.limits import check_allocation
 from tfx.kernels.base import OpKernel, register_kernel
 from tfx.kernels.cpu.manip import shape_string
 
@@ -72,6 +75,9 @@ class _FFTND(OpKernel):
         if self.real and self.forward and inner[-1] != 0:
             inner[-1] = inner[-1] // 2 + 1
         out_shape = data.shape[:data.ndim - fft_rank] + tuple(inner)
+        # numpy transforms in double precision whatever the output's width.
+        work = np.dtype(np.float64 if self.real and not self.forward else np.complex128)
+        check_allocation(out_shape, work.itemsize, type(self).__name__, work.name)
         if data.size == 0 or 0 in out_shape:
             return (np.zeros(out_shape, self._out),)
         dims = tuple(range(data.ndim - fft_rank, data.ndim))

@@ -200,3 +200,18 @@ def test_round_trips_and_numpy(shape, fft_rank, data):
     padded = np.zeros(x.shape[:len(shape) - fft_rank] + tuple(lengths))
     padded[tuple(slice(0, n) for n in cropped.shape)] = cropped
     np.testing.assert_allclose(got[2], padded, atol=1e-9)
+
+
+@pytest.mark.parametrize("op, data, lengths", [
+    ("FFTND", X, [1 << 30, 1 << 30]),
+    ("IFFTND", X, [3, (1 << 31) - 1]),
+    # an empty transformed dim skips the real ops' length check: the output still counts
+    ("RFFTND", np.zeros((2, 0, 4), np.float32), [1 << 30, 4]),
+    ("IRFFTND", np.zeros((2, 0, 3), np.complex64), [1 << 30, 4]),
+])
+def test_absurd_fft_length_hits_the_allocation_limit(op, data, lengths):
+    ph = tf.placeholder(tf.as_dtype(data.dtype))
+    lengths_ph = tf.placeholder(tf.int32)
+    out = apply_op(op, input=ph, fft_length=lengths_ph, axes=[1, 2], name="big")
+    with pytest.raises(tf.errors.ResourceExhaustedError, match=r"node 'big'.*over the limit"):
+        _run(out, {ph: data, lengths_ph: np.array(lengths, np.int32)})
