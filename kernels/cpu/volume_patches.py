@@ -4,7 +4,9 @@ Output voxel (p, r, c) holds the window whose first tap sits at (p * stride_plan
 pad_front, r * stride_rows - pad_top, c * stride_cols - pad_left), flattened plane by
 plane, row by row, with the depth innermost; taps outside the volume read 0. Output sizes
 and SAME padding are Conv3D's. Only the spatial dims may have a window or stride other
-than 1 (TensorFlow's Unimplemented errors otherwise).
+than 1 (TensorFlow's Unimplemented errors otherwise). The output is checked against the
+allocation limit (core/limits.py) before the tap tables or the gather are built, and an
+empty output is returned at once, so absurd windows from an untrusted graph cost nothing.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from tfx.core.errors import InvalidArgumentError, OutOfRangeError, UnimplementedError
+from tfx.core.limits import check_allocation
 from tfx.core.ops.nn_ops import window_output
 from tfx.kernels.base import OpKernel, register_kernel
 from tfx.kernels.cpu.manip import shape_string
@@ -23,9 +26,16 @@ def extract_volume_patches(data: np.ndarray, ksizes: list, strides: list,
     docstring)."""
     batch, depth = data.shape[0], data.shape[4]
     spatial = data.shape[1:4]
+    windows = [window_output(size, ksizes[axis], strides[axis], 1, padding)
+               for axis, size in enumerate(spatial, start=1)]
+    out_shape = (batch,) + tuple(w[0] for w in windows)
+    full_shape = out_shape + (ksizes[1] * ksizes[2] * ksizes[3] * depth,)
+    check_allocation(full_shape, data.dtype.itemsize, "ExtractVolumePatches", data.dtype.name)
+    if 0 in full_shape:
+        # The tap tables below are out x ksize each: huge for a huge window, even here.
+        return np.zeros(full_shape, data.dtype)
     taps = []
-    for axis, size in enumerate(spatial, start=1):
-        out, pad_before, _ = window_output(size, ksizes[axis], strides[axis], 1, padding)
+    for axis, (size, (out, pad_before, _)) in enumerate(zip(spatial, windows), start=1):
         tap = (np.arange(out)[:, None] * strides[axis] - pad_before
                + np.arange(ksizes[axis])[None, :])
         # Shifted by one, so that index 0 names the zero border.
@@ -37,8 +47,7 @@ def extract_volume_patches(data: np.ndarray, ksizes: list, strides: list,
     gathered = padded[:, tp[:, :, None, None, None, None],
                       tr[None, None, :, :, None, None], tc[None, None, None, None, :, :]]
     gathered = gathered.transpose(0, 1, 3, 5, 2, 4, 6, 7)
-    out_shape = (batch, tp.shape[0], tr.shape[0], tc.shape[0])
-    return gathered.reshape(out_shape + (ksizes[1] * ksizes[2] * ksizes[3] * depth,))
+    return gathered.reshape(full_shape)
 
 
 @register_kernel("ExtractVolumePatches", "CPU")

@@ -232,3 +232,21 @@ def test_matches_a_direct_loop(spatial, ksize, stride, padding, depth):
     with tf.Graph().as_default():
         got = _run(extract_volume_patches(x, ksizes, strides, padding))
     np.testing.assert_array_equal(got, _reference(x, ksizes, strides, padding))
+
+
+@pytest.mark.parametrize("data, ksizes", [
+    (X, [1, 1 << 40, 2, 2, 1]),  # SAME: the window's taps alone would be terabytes
+    (np.ones((1, 40, 40, 40, 1), np.float32), [1, 40, 40, 20, 1]),  # 7.6 GiB of patches
+])
+def test_huge_windows_hit_the_allocation_limit(data, ksizes):
+    ph = tf.placeholder(tf.float32)
+    out = extract_volume_patches(ph, ksizes, [1] * 5, "SAME", name="big")
+    with pytest.raises(tf.errors.ResourceExhaustedError, match=r"node 'big'.*over the limit"):
+        _run(out, {ph: data})
+
+
+def test_empty_output_with_a_huge_window_allocates_nothing():
+    ph = tf.placeholder(tf.float32)
+    out = extract_volume_patches(ph, [1, 1 << 40, 2, 2, 1], [1] * 5, "SAME")
+    got = _run(out, {ph: np.ones((0, 3, 4, 5, 2), np.float32)})
+    assert got.shape == (0, 3, 4, 5, (1 << 40) * 8) and got.dtype == np.float32
