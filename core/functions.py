@@ -20,7 +20,10 @@ A library is untrusted input. Unknown function names, a function reaching
 itself through its calls (refused: TensorFlow's runtime would instantiate it
 without end), call attrs or arities that do not match the signature, and
 malformed input references each raise InvalidArgumentError naming the
-function and, where there is one, the calling node.
+function and, where there is one, the calling node; so do a library function
+named like a registered op and calls nested deeper than `MAX_NESTING`
+functions (each level is a few Python frames when built and when run). An
+error raised while a function runs names the function and its inner node.
 
 Example:
     >>> library = FunctionLibrary(graph_def.library)
@@ -37,13 +40,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from tfx.core import dtypes
-from tfx.core.errors import InvalidArgumentError, TfxError, closest
+from tfx.core.errors import InvalidArgumentError, ResourceExhaustedError, TfxError, closest
 from tfx.core.op_registry import (
     NO_DEFAULT,
     ArgSpec,
     AttrSpec,
     OpSchema,
     attr_value_to_python,
+    has_op,
     resolve_node,
 )
 from tfx.protos import graph_pb2
@@ -63,6 +67,10 @@ class FunctionLibrary:
                 raise InvalidArgumentError("the function library holds a function without a name")
             if name in self._defs:
                 raise InvalidArgumentError(f"the function library defines {name!r} twice")
+            if has_op(name):
+                # As TensorFlow: a node of that op type could mean either.
+                raise InvalidArgumentError(
+                    f"the function library defines {name!r}, the name of a registered op")
             self._defs[name] = fdef
         self._schemas: dict[str, OpSchema] = {}
         self._lock = threading.Lock()
@@ -399,6 +407,8 @@ def _resolve_ref(text: str, refs: Mapping[str, list[str]],
 
 # --- compiled functions ------------------------------------------------------------------
 
+MAX_NESTING = 64  # function calls inside function calls; TensorFlow graphs nest a few
+
 
 class CompiledFunction:
     """A function instantiated once and compiled into an executor plan.
@@ -417,6 +427,12 @@ class CompiledFunction:
             raise InvalidArgumentError(
                 f"{where}: function {name!r} calls itself ({cycle}); recursive functions "
                 f"are not supported")
+        if len(stack) >= MAX_NESTING:
+            # Raised deep down, re-raised by every level on the way out: the outermost
+            # call reports it once, without the chain of node prefixes.
+            _active.too_deep = (f"calls nest deeper than {MAX_NESTING} functions "
+                                f"({stack[0]} -> {stack[1]} -> ... -> {stack[-1]} -> {name})")
+            raise InvalidArgumentError(f"{where}: {_active.too_deep}")
         _active.stack = [*stack, name]
         try:
             self.instance = instantiate(library, name, attrs, where)
@@ -425,6 +441,17 @@ class CompiledFunction:
                                            self.instance.fetches, self.instance.targets)
             except TfxError as exc:
                 raise type(exc)(f"{where}: function {name!r}: {exc}") from None
+        except (TfxError, RecursionError) as exc:
+            if stack:
+                raise
+            too_deep, _active.too_deep = getattr(_active, "too_deep", None), None
+            if isinstance(exc, RecursionError):  # a caller already deep in the Python stack
+                raise ResourceExhaustedError(
+                    f"{where}: function {name!r}: calls nest too deeply for the Python "
+                    f"stack") from None
+            if too_deep is None:
+                raise
+            raise InvalidArgumentError(f"{where}: function {name!r}: {too_deep}") from None
         finally:
             _active.stack = stack
         self.name = name
@@ -455,5 +482,8 @@ class CompiledFunction:
         from tfx.core.executor import run_plan
 
         prepared = self.prepared
-        results = run_plan(prepared.plan, args, state)
+        try:
+            results = run_plan(prepared.plan, args, state)
+        except TfxError as exc:  # the executor names the inner node, this the function
+            raise type(exc)(f"function {self.name!r}: {exc}") from None
         return [results[k] if kind == "plan" else args[k] for kind, k in prepared.fetch_sources]

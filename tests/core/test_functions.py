@@ -7,12 +7,15 @@ passes, the placer and the partitioner treat calls. GraphDefs are written as tex
 
 from __future__ import annotations
 
+import re
+import sys
+
 import numpy as np
 import pytest
 from google.protobuf import text_format
 
 from tfx.core.devices import DeviceSet
-from tfx.core.errors import InvalidArgumentError, NotFoundError
+from tfx.core.errors import InvalidArgumentError, NotFoundError, ResourceExhaustedError
 from tfx.core.functions import FunctionLibrary, instantiate, signature_schema
 from tfx.core.graph import Graph
 from tfx.core.passes import optimize
@@ -296,3 +299,158 @@ def test_placer_puts_a_call_on_one_cpu(devices: str) -> None:
     place(graph, DeviceSet.from_names(devices))
     assert "CPU" in graph.node("t").device
     graph.validate()
+
+
+# --- hostile libraries ---------------------------------------------------------------------
+
+NEG = 'node_def { name: "n" op: "Neg" input: "x" attr { key: "T" value { type: DT_FLOAT } } }'
+
+
+def unary(name: str, body: str, ret: str) -> str:
+    return (f'function {{ signature {{ name: "{name}" input_arg {{ name: "x" type: DT_FLOAT }} '
+            f'output_arg {{ name: "y" type: DT_FLOAT }} }} {body} ret {{ key: "y" value: "{ret}" }} }}\n')
+
+
+def chain_graph(depth: int, by_op_type: bool) -> Graph:
+    """f0 calls f1 ... calls f{depth-1}, which negates its input."""
+    functions = []
+    for i in range(depth - 1):
+        if by_op_type:
+            functions.append(unary(f"f{i}", f'node_def {{ name: "n" op: "f{i + 1}" input: "x" }}', "n:y:0"))
+        else:
+            functions.append(unary(f"f{i}", call("n", f"f{i + 1}", ["x"], ["DT_FLOAT"], ["DT_FLOAT"]).replace("node {", "node_def {", 1),
+                                   "n:output:0"))
+    functions.append(unary(f"f{depth - 1}", NEG, "n:y:0"))
+    head = ('node { name: "c" op: "f0" input: "x" }\n' if by_op_type
+            else call("c", "f0", ["x"], ["DT_FLOAT"], ["DT_FLOAT"]))
+    return graph_of(placeholder("x") + head + "library {" + "".join(functions) + "}")
+
+
+@pytest.mark.parametrize("by_op_type", [False, True])
+def test_deep_nesting_is_refused_without_recursion_error(by_op_type: bool) -> None:
+    # 5,000 nested calls once overflowed the Python stack (a RecursionError, not a tfx error).
+    with pytest.raises(InvalidArgumentError) as info, Session(chain_graph(5000, by_op_type)) as sess:
+        sess.run("c:0", {"x:0": np.float32(1)})
+    message = str(info.value)
+    assert message.startswith("node 'c' (op ") and message.count("node '") == 1
+    assert message.endswith("function 'f0': calls nest deeper than 64 functions "
+                            "(f0 -> f1 -> ... -> f63 -> f64)")
+
+
+@pytest.mark.parametrize("by_op_type", [False, True])
+def test_nesting_up_to_the_limit_runs(by_op_type: bool) -> None:
+    with Session(chain_graph(64, by_op_type), optimize="all") as sess:
+        assert float(sess.run("c:0", {"x:0": np.float32(2)})) == -2.0
+
+
+def test_caller_deep_in_the_python_stack_gets_a_tfx_error() -> None:
+    graph = chain_graph(40, True)
+
+    def at_depth(depth: int) -> None:
+        if depth > 0:
+            at_depth(depth - 1)
+            return
+        with Session(graph) as sess:
+            sess.run("c:0", {"x:0": np.float32(1)})
+
+    depth, frame = 0, sys._getframe()
+    while frame is not None:
+        depth, frame = depth + 1, frame.f_back
+    # Leave room for the session to start, not for 40 nested calls.
+    with pytest.raises(ResourceExhaustedError, match="node 'c' .*function 'f0': calls nest too "
+                       "deeply for the Python stack"):
+        at_depth(sys.getrecursionlimit() - depth - 150)
+
+
+def test_function_named_like_a_registered_op_is_refused() -> None:
+    # TensorFlow refuses such a library too: a node of op type 'Neg' could mean either.
+    lib = "library {" + unary("Neg", NEG.replace('"Neg"', '"Square"'), "n:y:0") + "}"
+    message = run_error(placeholder("x") + call("c", "Neg", ["x"], ["DT_FLOAT"], ["DT_FLOAT"]) + lib)
+    assert "node 'c'" in message and "defines 'Neg', the name of a registered op" in message
+
+
+def if_call(name: str, then: str, other: str, cond: str, tag: str = "node") -> str:
+    return (f'{tag} {{ name: "{name}" op: "If" input: "{cond}" input: "x" '
+            'attr { key: "Tcond" value { type: DT_BOOL } } attr { key: "Tin" value { list { type: DT_FLOAT } } } '
+            'attr { key: "Tout" value { list { type: DT_FLOAT } } } '
+            f'attr {{ key: "then_branch" value {{ func {{ name: "{then}" }} }} }} '
+            f'attr {{ key: "else_branch" value {{ func {{ name: "{other}" }} }} }} }}\n')
+
+
+def test_recursion_through_if_and_while_branches_is_refused() -> None:
+    # f -If-> g -While body-> f: the cycle runs through func attrs, not op types.
+    bool_const = ('node_def { name: "p" op: "Const" attr { key: "dtype" value { type: DT_BOOL } } '
+                  'attr { key: "value" value { tensor { dtype: DT_BOOL tensor_shape {} bool_val: false } } } }')
+    loop = ('node_def { name: "w" op: "While" input: "x" attr { key: "T" value { list { type: DT_FLOAT } } } '
+            'attr { key: "cond" value { func { name: "no" } } } attr { key: "body" value { func { name: "f" } } } }')
+    lib = ("library {" + unary("f", bool_const + if_call("i", "g", "neg", "p:output:0", "node_def"), "i:output:0")
+           + unary("g", loop, "w:output:0") + unary("neg", NEG, "n:y:0")
+           + 'function { signature { name: "no" input_arg { name: "x" type: DT_FLOAT } output_arg { name: "y" type: DT_BOOL } } '
+           + bool_const + ' ret { key: "y" value: "p:output:0" } } }')
+    message = run_error(placeholder("x") + call("c", "f", ["x"], ["DT_FLOAT"], ["DT_FLOAT"]) + lib)
+    assert message.startswith("node 'c' (op PartitionedCall): function 'f': node 'i' (op If)")
+    assert "function 'f' calls itself (f -> g -> f)" in message
+
+
+def test_control_ret_naming_an_argument_is_refused() -> None:
+    lib = "library {" + unary("f", NEG + ' control_ret { key: "k" value: "x" }', "n:y:0") + "}"
+    message = run_error(placeholder("x") + call("c", "f", ["x"], ["DT_FLOAT"], ["DT_FLOAT"]) + lib)
+    assert "node 'c'" in message and "function 'f': control_ret 'k' names no body node 'x'" in message
+
+
+def test_runtime_error_names_each_function_and_inner_node() -> None:
+    check = ('node_def { name: "chk" op: "CheckNumerics" input: "x" attr { key: "T" value { type: DT_FLOAT } } '
+             'attr { key: "message" value { s: "boom" } } }')
+    lib = ("library {" + unary("inner", check, "chk:output:0")
+           + unary("outer", call("ic", "inner", ["x"], ["DT_FLOAT"], ["DT_FLOAT"]).replace("node {", "node_def {", 1),
+                   "ic:output:0") + "}")
+    graph = graph_of(placeholder("x") + call("c", "outer", ["x"], ["DT_FLOAT"], ["DT_FLOAT"]) + lib)
+    with Session(graph) as sess:
+        assert float(sess.run("c:0", {"x:0": np.float32(1)})) == 1.0
+        with pytest.raises(InvalidArgumentError) as info:
+            sess.run("c:0", {"x:0": np.float32("nan")})
+    assert re.fullmatch(r"node 'c' \(op PartitionedCall, device [^)]*\): function 'outer': "
+                        r"node 'ic' \(op PartitionedCall, device [^)]*\): function 'inner': "
+                        r"node 'chk' \(op CheckNumerics, device [^)]*\): boom : Tensor had NaN values",
+                        str(info.value))
+
+
+def test_dead_output_of_a_body_names_the_function() -> None:
+    # As TensorFlow ("Retval does not have value"): a ret on an untaken Switch output is an error.
+    switch = ('node_def { name: "p" op: "Const" attr { key: "dtype" value { type: DT_BOOL } } '
+              'attr { key: "value" value { tensor { dtype: DT_BOOL tensor_shape {} bool_val: false } } } } '
+              'node_def { name: "sw" op: "Switch" input: "x" input: "p:output:0" attr { key: "T" value { type: DT_FLOAT } } }')
+    message = run_error(placeholder("x") + call("c", "f", ["x"], ["DT_FLOAT"], ["DT_FLOAT"])
+                        + "library {" + unary("f", switch, "sw:output_true:0") + "}")
+    assert "node 'c'" in message and "function 'f': fetch 'sw:1' has no value: its value is dead" in message
+
+
+BUMP = """
+function {
+  signature { name: "bump" input_arg { name: "v" type: DT_RESOURCE } is_stateful: true }
+  node_def { name: "one" op: "Const" attr { key: "dtype" value { type: DT_FLOAT } }
+             attr { key: "value" value { tensor { dtype: DT_FLOAT tensor_shape {} float_val: 1 } } } }
+  node_def { name: "add" op: "AssignAddVariableOp" input: "v" input: "one:output:0"
+             attr { key: "dtype" value { type: DT_FLOAT } } }
+}
+"""
+
+
+@pytest.mark.parametrize("level", ["none", "basic", "all"])
+def test_optimizer_keeps_stateful_calls_without_outputs(level: str) -> None:
+    # Two identical output-less calls, one reached only by a control edge: neither is
+    # pruned, folded or merged into the other.
+    text = """
+    node { name: "v" op: "VarHandleOp" attr { key: "dtype" value { type: DT_FLOAT } }
+           attr { key: "shape" value { shape {} } } attr { key: "shared_name" value { s: "v" } } }
+    node { name: "zero" op: "Const" attr { key: "dtype" value { type: DT_FLOAT } }
+           attr { key: "value" value { tensor { dtype: DT_FLOAT tensor_shape {} float_val: 0 } } } }
+    node { name: "init" op: "AssignVariableOp" input: "v" input: "zero" attr { key: "dtype" value { type: DT_FLOAT } } }
+    node { name: "after" op: "ReadVariableOp" input: "v" input: "^c" attr { key: "dtype" value { type: DT_FLOAT } } }
+    node { name: "read" op: "ReadVariableOp" input: "v" attr { key: "dtype" value { type: DT_FLOAT } } }
+    """ + "".join(call(n, "bump", ["v"], ["DT_RESOURCE"], [], op="StatefulPartitionedCall") for n in ("c", "d"))
+    with Session(graph_of(text + "library {" + BUMP + "}"), optimize=level) as sess:
+        sess.run(["init"])
+        assert [float(sess.run("after:0")) for _ in range(2)] == [1.0, 2.0]
+        sess.run(["c", "d"])
+        assert float(sess.run("read:0")) == 4.0

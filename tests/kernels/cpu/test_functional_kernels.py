@@ -245,3 +245,94 @@ def test_to_bool_matches_numpy(value: np.ndarray) -> None:
     want = array.size > 0 if array.ndim else (len(array.item()) > 0 if array.dtype.kind == "S"
                                                else bool(array != 0))
     assert to_bool(value) == want
+
+
+# --- hostile GraphDefs through `tfx run` -----------------------------------------------------
+
+def call_node(func: str, op: str = "PartitionedCall", tout: str = "DT_FLOAT", func_attrs: str = "") -> str:
+    return (f'node {{ name: "c" op: "{op}" input: "x" attr {{ key: "f" value {{ func {{ name: "{func}" {func_attrs} }} }} }} '
+            'attr { key: "Tin" value { list { type: DT_FLOAT } } } '
+            f'attr {{ key: "Tout" value {{ list {{ type: {tout} }} }} }} }}\n')
+
+
+def unary(name: str, body: str, ret: str, extra: str = "") -> str:
+    return (f'function {{ signature {{ name: "{name}" input_arg {{ name: "x" type: DT_FLOAT }} '
+            f'output_arg {{ name: "y" type: DT_FLOAT }} }} {body} ret {{ key: "y" value: "{ret}" }} {extra} }}\n')
+
+
+NEG = 'node_def { name: "n" op: "Neg" input: "x" attr { key: "T" value { type: DT_FLOAT } } }'
+CHAIN = "".join(unary(f"f{i}", call_node(f"f{i + 1}").replace("node {", "node_def {"), "c:output:0")
+                for i in range(4999)) + unary("f4999", NEG, "n:y:0")
+HOSTILE = {
+    "deep": (call_node("f0"), CHAIN, "function 'f0': calls nest deeper than 64 functions"),
+    "case_without_branches": (
+        'node { name: "k" op: "Const" attr { key: "dtype" value { type: DT_INT32 } } '
+        'attr { key: "value" value { tensor { dtype: DT_INT32 tensor_shape {} int_val: 0 } } } }\n'
+        'node { name: "c" op: "Case" input: "k" input: "x" attr { key: "Tin" value { list { type: DT_FLOAT } } } '
+        'attr { key: "Tout" value { list { type: DT_FLOAT } } } attr { key: "branches" value { list { } } } }\n',
+        "", "attr 'branches': 0 is below the minimum 1"),
+    "if_branch_type": (
+        'node { name: "p" op: "Const" attr { key: "dtype" value { type: DT_BOOL } } '
+        'attr { key: "value" value { tensor { dtype: DT_BOOL tensor_shape {} bool_val: true } } } }\n'
+        'node { name: "c" op: "If" input: "p" input: "x" attr { key: "Tcond" value { type: DT_BOOL } } '
+        'attr { key: "Tin" value { list { type: DT_FLOAT } } } attr { key: "Tout" value { list { type: DT_INT32 } } } '
+        'attr { key: "then_branch" value { func { name: "g" } } } attr { key: "else_branch" value { func { name: "g" } } } }\n',
+        unary("g", NEG, "n:y:0"),
+        "output types [int32] do not match the signature of function 'g': [float32]"),
+    "while_body_arity": (
+        'node { name: "c" op: "While" input: "x" attr { key: "T" value { list { type: DT_FLOAT } } } '
+        'attr { key: "cond" value { func { name: "always" } } } attr { key: "body" value { func { name: "two_outputs" } } } }\n',
+        "", "output types [float32] do not match the signature of function 'two_outputs': [bool, bool]"),
+    "duplicate_function": (call_node("g"), unary("g", NEG, "n:y:0") * 2,
+                           "the function library defines 'g' twice"),
+    "function_named_like_op": (call_node("Relu"), unary("Relu", NEG, "n:y:0"),
+                               "the function library defines 'Relu', the name of a registered op"),
+    "missing_control_ret": (call_node("g"), unary("g", NEG, "n:y:0",
+                                                  'control_ret { key: "k" value: "ghost" }'),
+                            "function 'g': control_ret 'k' names no body node 'ghost'"),
+    "missing_output_index": (call_node("g"), unary("g", NEG, "n:y:1"),
+                             "function 'g', ret 'y': malformed input reference 'n:y:1'"),
+    "unfilled_placeholder": (call_node("g"), unary("g", NEG.replace(
+        "type: DT_FLOAT", 'placeholder: "T"'), "n:y:0"),
+        "function 'g', node 'n': attr placeholder 'T' names no attr of the call"),
+    "huge_number_attr": (
+        'node { name: "c" op: "outs" input: "x" attr { key: "N" value { i: 9223372036854775807 } } }\n',
+        'function { signature { name: "outs" input_arg { name: "x" type: DT_FLOAT } '
+        'output_arg { name: "ys" type: DT_FLOAT number_attr: "N" } attr { name: "N" type: "int" } } '
+        + NEG + ' ret { key: "ys" value: "n:y:0" } }',
+        "absurd argument count 9223372036854775807"),
+}
+
+
+def write_graph(path: Path, nodes: str, functions: str) -> Path:
+    # The helper functions of LIBRARY (always, two_outputs, ...) plus this case's own.
+    text = ('node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } }\n'
+            + nodes + LIBRARY.replace("library {", "library {" + functions, 1))
+    path.write_bytes(text_format.Parse(text, graph_pb2.GraphDef()).SerializeToString())
+    return path
+
+
+@pytest.mark.parametrize("case", sorted(HOSTILE))
+def test_tfx_run_refuses_hostile_libraries_in_one_line(case: str, tmp_path: Path,
+                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    nodes, functions, why = HOSTILE[case]
+    graph = write_graph(tmp_path / "bad.pb", nodes, functions)
+    np.save(tmp_path / "x.npy", np.float32(1))
+    code = tfx_main(["run", str(graph), "--fetch", "c:0", "--feed", f"x:0={tmp_path / 'x.npy'}"])
+    err = capsys.readouterr().err
+    assert code == 2, err
+    assert len(err.strip().splitlines()) == 1 and err.startswith("error: node 'c' (op "), err
+    assert why in err
+
+
+def test_tfx_run_stops_an_endless_loop_inside_a_call_at_the_timeout(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    loop = while_node("always", "plus_one").replace("node {", "node_def {")
+    graph = write_graph(tmp_path / "loop.pb", call_node("outer"), unary("outer", loop, "w:output:0"))
+    np.save(tmp_path / "x.npy", np.float32(1))
+    code = tfx_main(["run", str(graph), "--fetch", "c:0", "--feed", f"x:0={tmp_path / 'x.npy'}",
+                     "--timeout", "0.3"])
+    err = capsys.readouterr().err
+    assert code == 1 and len(err.strip().splitlines()) == 1 and "timed out" in err, err
+    with Session(str(graph), timeout=0.3) as sess, pytest.raises(DeadlineExceededError):
+        sess.run("c:0", {"x:0": np.float32(1)})
