@@ -506,8 +506,8 @@ class _QuantizeAndDequantize(OpKernel):
             low_side = from_low < from_high
             scale = np.where(low_side, from_low, from_high).astype(t)
             inverse = np.where(low_side, low / q_min_t, high / q_max_t).astype(t)
-        high = np.where(low_side, (q_max_t * inverse).astype(t), high).astype(t)
-        low = np.where(low_side, low, (q_min_t * inverse).astype(t)).astype(t)
+            high = np.where(low_side, (q_max_t * inverse).astype(t), high).astype(t)
+            low = np.where(low_side, low, (q_min_t * inverse).astype(t)).astype(t)
         lo = _range_along(low, axis, x.ndim)
         hi = _range_along(high, axis, x.ndim)
         s = _range_along(scale, axis, x.ndim)
