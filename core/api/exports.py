@@ -52,6 +52,7 @@ from tfx.core.api import nest_api as _nest_api
 from tfx.core.api import nn_api as _nn_api
 from tfx.core.api import nn_sampling_api as _nn_sampling_api
 from tfx.core.api import parsing_api as _parsing_api
+from tfx.core.api import quantization_api as _quantization_api
 from tfx.core.api import queue_namespace as _queue_namespace
 from tfx.core.api import queue_runner_api as _queue_runner_api
 from tfx.core.api import random_namespace as _random_namespace
@@ -449,6 +450,19 @@ from tfx.core.api.partitioned_variables_api import (
     min_max_variable_partitioner,
     variable_axis_size_partitioner,
 )
+from tfx.core.api.quantization_api import (
+    QUANTIZED_DTYPES,
+    dequantize,
+    fake_quant_with_min_max_args,
+    fake_quant_with_min_max_args_gradient,
+    fake_quant_with_min_max_vars,
+    fake_quant_with_min_max_vars_gradient,
+    fake_quant_with_min_max_vars_per_channel,
+    fake_quant_with_min_max_vars_per_channel_gradient,
+    quantize,
+    quantize_v2,
+    quantized_concat,
+)
 from tfx.core.api.random_api import (
     get_seed,
     multinomial,
@@ -709,6 +723,14 @@ sysconfig = _namespace("sysconfig", _sysconfig_api.__doc__, [_sysconfig_api])
 resource_loader = _namespace("resource_loader", _resource_loader_api.__doc__,
                              [_resource_loader_api])
 queue = _namespace("queue", _queue_namespace.__doc__, [_queue_namespace])
+quantization = _namespace(
+    "quantization", _quantization_api.__doc__, [],
+    **_named(["dequantize", "fake_quant_with_min_max_args",
+              "fake_quant_with_min_max_args_gradient", "fake_quant_with_min_max_vars",
+              "fake_quant_with_min_max_vars_gradient", "fake_quant_with_min_max_vars_per_channel",
+              "fake_quant_with_min_max_vars_per_channel_gradient", "quantize",
+              "quantize_and_dequantize", "quantize_and_dequantize_v2", "quantized_concat"],
+             _quantization_api))
 feature_column = _namespace("feature_column", _feature_column_api.__doc__, [],
                             **_feature_column_api.FEATURE_COLUMN_NAMESPACE)
 lookup = _namespace(
@@ -898,6 +920,7 @@ __all__ = [
     "decode_raw",
     "delete_session_tensor",
     "depth_to_space",
+    "dequantize",
     "deserialize_many_sparse",
     "device",
     "DeviceSpec",
@@ -945,6 +968,12 @@ __all__ = [
     "extract_volume_patches",
     "eye",
     "FailedPreconditionError",
+    "fake_quant_with_min_max_args",
+    "fake_quant_with_min_max_args_gradient",
+    "fake_quant_with_min_max_vars",
+    "fake_quant_with_min_max_vars_gradient",
+    "fake_quant_with_min_max_vars_per_channel",
+    "fake_quant_with_min_max_vars_per_channel_gradient",
     "feature_column",
     "fft",
     "fft2d",
@@ -1141,6 +1170,11 @@ __all__ = [
     "qint32",
     "qint8",
     "qr",
+    "quantization",
+    "quantize",
+    "quantize_v2",
+    "quantized_concat",
+    "QUANTIZED_DTYPES",
     "queue",
     "QueueBase",
     "quint16",

@@ -69,6 +69,7 @@ NoGradient = NotDifferentiable
 
 def _load_gradient_modules() -> None:
     from tfx.core.api import (  # noqa: F401 - imported for their registrations
+        approx_topk_api,
         array_grad,
         control_flow_grad,
         ctc_grad,
@@ -77,9 +78,11 @@ def _load_gradient_modules() -> None:
         math_grad,
         nn_grad,
         quantization_grad,
+        random_index_api,
         script_api,
         sparse_grad,
         tensor_array_grad,
+        volume_patches_api,
     )
 
 

@@ -37,7 +37,8 @@ SUB_NAMESPACES = {
     "signal", "spectral", "random", "image", "layers", "summary", "sparse", "io", "gfile",
     "python_io", "io.gfile", "nn.rnn_cell", "logging", "test", "compat", "version", "nest",
     "metrics", "graph_util", "saved_model", "lookup", "lookup.experimental", "sets",
-    "feature_column", "bitwise", "app", "flags", "sysconfig", "resource_loader", "queue"])
+    "feature_column", "bitwise", "app", "flags", "sysconfig", "resource_loader", "queue",
+    "quantization"])
 def test_namespace_exposes_only_tensorflow_names(namespace):
     module = tf
     for part in namespace.split("."):
