@@ -413,8 +413,8 @@ MAX_NESTING = 64  # function calls inside function calls; TensorFlow graphs nest
 class CompiledFunction:
     """A function instantiated once and compiled into an executor plan.
 
-    Build it when the calling kernel is built; call it per step with the caller's
-    step state and the argument values.
+    Build it when the calling kernel is built (through `compile_function`); call it
+    per step with the caller's step state and the argument values.
     """
 
     def __init__(self, library: FunctionLibrary, name: str,
@@ -433,6 +433,8 @@ class CompiledFunction:
             _active.too_deep = (f"calls nest deeper than {MAX_NESTING} functions "
                                 f"({stack[0]} -> {stack[1]} -> ... -> {stack[-1]} -> {name})")
             raise InvalidArgumentError(f"{where}: {_active.too_deep}")
+        if not stack:
+            _active.cache = {}
         _active.stack = [*stack, name]
         try:
             self.instance = instantiate(library, name, attrs, where)
@@ -454,6 +456,8 @@ class CompiledFunction:
             raise InvalidArgumentError(f"{where}: function {name!r}: {too_deep}") from None
         finally:
             _active.stack = stack
+            if not stack:
+                _active.cache = None
         self.name = name
 
     @property
@@ -487,3 +491,25 @@ class CompiledFunction:
         except TfxError as exc:  # the executor names the inner node, this the function
             raise type(exc)(f"function {self.name!r}: {exc}") from None
         return [results[k] if kind == "plan" else args[k] for kind, k in prepared.fetch_sources]
+
+
+def compile_function(library: FunctionLibrary, name: str,
+                     attrs: Mapping[str, graph_pb2.AttrValue], where: str) -> CompiledFunction:
+    """`CompiledFunction(library, name, attrs, where)`, shared by the calls that compiling
+    one outermost call meets with the same function, attrs and nesting depth.
+
+    As TensorFlow's function runtime instantiates a function once per attrs: a body
+    that calls `g` twice, each `g` calling `h` twice, and so on, compiles each function
+    once instead of 2**depth times (a small hostile library would never finish). The
+    depth is part of the key so that every shared instance stays within MAX_NESTING.
+    """
+    stack = getattr(_active, "stack", None)
+    cache = getattr(_active, "cache", None)
+    if not stack or cache is None:
+        return CompiledFunction(library, name, attrs, where)
+    key = (id(library), name, len(stack),
+           tuple(sorted((k, v.SerializeToString(deterministic=True)) for k, v in attrs.items())))
+    fn = cache.get(key)
+    if fn is None:
+        fn = cache[key] = CompiledFunction(library, name, attrs, where)
+    return fn

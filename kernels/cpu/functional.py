@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from tfx.core.errors import InvalidArgumentError
-from tfx.core.functions import CompiledFunction, FunctionLibrary
+from tfx.core.functions import CompiledFunction, FunctionLibrary, compile_function
 from tfx.kernels.base import OpContext, OpKernel, register_kernel
 
 
@@ -29,13 +29,23 @@ class _FunctionKernel(OpKernel):
     needs_context = True
     needs_library = True
 
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        self._compiled: dict[tuple, CompiledFunction] = {}  # filled by setup, via _compile
+        super().__init__(*args, **kwargs)
+
     def _compile(self, library: FunctionLibrary | None, func: Any, inputs: list,
                  outputs: list | None) -> CompiledFunction:
         where = f"node {self.name!r} (op {self.op})"
         if library is None:
             raise InvalidArgumentError(
                 f"{where}: calls function {func.name!r} but no function library was given")
-        fn = CompiledFunction(library, func.name, dict(func.attr), where)
+        # One compilation per distinct function and attrs: a Case listing one branch
+        # 100,000 times (a few bytes each in the GraphDef) compiles it once.
+        key = (func.name, tuple(sorted((k, v.SerializeToString(deterministic=True))
+                                       for k, v in func.attr.items())))
+        fn = self._compiled.get(key)
+        if fn is None:
+            fn = self._compiled[key] = compile_function(library, func.name, dict(func.attr), where)
         fn.check_signature(inputs, outputs, where)
         return fn
 

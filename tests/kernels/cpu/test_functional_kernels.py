@@ -13,6 +13,7 @@ indices, loops stopped by the step's deadline, signatures that do not match.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -21,6 +22,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tfx.cli.main import main as tfx_main
+from tfx.core import functions
 from tfx.core.errors import DeadlineExceededError, InvalidArgumentError
 from tfx.core.graph import Graph
 from tfx.core.graph_io import load_graph
@@ -336,3 +338,40 @@ def test_tfx_run_stops_an_endless_loop_inside_a_call_at_the_timeout(
     assert code == 1 and len(err.strip().splitlines()) == 1 and "timed out" in err, err
     with Session(str(graph), timeout=0.3) as sess, pytest.raises(DeadlineExceededError):
         sess.run("c:0", {"x:0": np.float32(1)})
+
+
+def counting_instantiations(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    calls: list[str] = []
+    real = functions.instantiate
+
+    def counted(library: Any, name: str, *args: Any) -> Any:
+        calls.append(name)
+        return real(library, name, *args)
+
+    monkeypatch.setattr(functions, "instantiate", counted)
+    return calls
+
+
+def test_shared_callees_compile_once_per_function(monkeypatch: pytest.MonkeyPatch) -> None:
+    # f_i = f_{i+1}(f_{i+1}(x)) through two call nodes: each function once compiled 2**i
+    # times, so that a few kilobytes of library never finished preparing at depth 30.
+    depth = 12
+    levels = "".join(unary(f"f{i}", f'node_def {{ name: "a" op: "f{i + 1}" input: "x" }} '
+                           f'node_def {{ name: "b" op: "f{i + 1}" input: "a:y:0" }}', "b:y:0")
+                     for i in range(depth))
+    calls = counting_instantiations(monkeypatch)
+    text = ('node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } }\n'
+            'node { name: "c" op: "f0" input: "x" }\n'
+            + LIBRARY.replace("library {", "library {" + levels + unary(f"f{depth}", NEG, "n:y:0"), 1))
+    with Session(Graph.from_graph_def(text_format.Parse(text, graph_pb2.GraphDef()))) as sess:
+        assert float(sess.run("c:0", {"x:0": np.float32(4)})) == 4.0  # 2**12 negations
+    assert sorted(calls) == sorted(f"f{i}" for i in range(depth + 1))
+
+
+def test_case_compiles_a_repeated_branch_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    calls = counting_instantiations(monkeypatch)
+    with Session(graph_with(case_node(["negate"] * 1000 + ["plus_one"]))) as sess:
+        results = [float(sess.run("c:0", {"x:0": np.float32(5), "k:0": np.int32(k)}))
+                   for k in (0, 999, 1000, 5000)]
+    assert results == [-5.0, -5.0, 6.0, 6.0]
+    assert sorted(calls) == ["negate", "plus_one"]
