@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import numbers
 import os
+import platform
 from typing import Any
 
 import numpy as np
@@ -20,7 +21,11 @@ import numpy as np
 from tfx.core.graph import Graph as _IrGraph
 
 __all__ = [
+    "COMPILER_VERSION",
+    "GIT_VERSION",
     "GRAPH_DEF_VERSION",
+    "GRAPH_DEF_VERSION_MIN_CONSUMER",
+    "GRAPH_DEF_VERSION_MIN_PRODUCER",
     "disable_eager_execution",
     "disable_v2_behavior",
     "executing_eagerly",
@@ -29,6 +34,12 @@ __all__ = [
 
 # The `versions.producer` of every GraphDef tfx builds (`tf.Graph().as_graph_def()`).
 GRAPH_DEF_VERSION: int = _IrGraph().versions.producer
+# The oldest GraphDef versions tfx reads and writes for (TensorFlow's: 0 and 0).
+GRAPH_DEF_VERSION_MIN_CONSUMER: int = 0
+GRAPH_DEF_VERSION_MIN_PRODUCER: int = 0
+# What built tfx: the Python compiler (it has no C++ of its own) and its version tag.
+COMPILER_VERSION: str = platform.python_compiler()
+GIT_VERSION: str = "v0.1.0"
 
 
 def executing_eagerly() -> bool:

@@ -179,7 +179,11 @@ from tfx.core.api.check_ops_api import (
     verify_tensor_all_finite,
 )
 from tfx.core.api.compat_api import (
+    COMPILER_VERSION,
+    GIT_VERSION,
     GRAPH_DEF_VERSION,
+    GRAPH_DEF_VERSION_MIN_CONSUMER,
+    GRAPH_DEF_VERSION_MIN_PRODUCER,
     disable_eager_execution,
     disable_v2_behavior,
     executing_eagerly,
@@ -523,6 +527,8 @@ from tfx.core.api.sparse_serialization_api import (
 from tfx.core.api.spectral_api import fft, fft2d, fft3d, ifft, ifft2d, ifft3d
 from tfx.core.api.state_api import (
     Variable,
+    VariableAggregation,
+    VariableSynchronization,
     all_variables,
     assign,
     assign_add,
@@ -584,6 +590,7 @@ from tfx.core.api.switches_api import (
     enable_v2_tensorshape,
     resource_variables_enabled,
 )
+from tfx.core.api.sysconfig_api import CXX11_ABI_FLAG, CXX_VERSION, MONOLITHIC_BUILD
 from tfx.core.api.tensor_array_api import TensorArray
 from tfx.core.api.tensor_proto_api import make_ndarray, make_tensor_proto
 from tfx.core.api.text_api import edit_distance, string_split
@@ -751,8 +758,11 @@ compat = _namespace("compat", "TensorFlow 1.x's tf.compat: text helpers, and `v1
                     **_named(_compat_api.COMPAT_NAMES, _compat_api),
                     dimension_value=dimension_value, v1=_sys.modules["tfx"])
 _sys.modules["tfx.compat.v1"] = _sys.modules["tfx"]
-version = _namespace("version", "tfx's version and the GraphDef version it writes.", [],
-                     VERSION=__version__, GRAPH_DEF_VERSION=GRAPH_DEF_VERSION)
+version = _namespace("version", "tfx's version and the GraphDef versions it writes and reads.",
+                     [], VERSION=__version__, GRAPH_DEF_VERSION=GRAPH_DEF_VERSION,
+                     GRAPH_DEF_VERSION_MIN_CONSUMER=GRAPH_DEF_VERSION_MIN_CONSUMER,
+                     GRAPH_DEF_VERSION_MIN_PRODUCER=GRAPH_DEF_VERSION_MIN_PRODUCER,
+                     COMPILER_VERSION=COMPILER_VERSION, GIT_VERSION=GIT_VERSION)
 VERSION = __version__
 image = _namespace("image", _image_api.__doc__, [_image_api])
 layers = _namespace("layers", _layers_api.__doc__, [_layers_api])
@@ -883,6 +893,7 @@ __all__ = [
     "clip_by_value",
     "colocate_with",
     "compat",
+    "COMPILER_VERSION",
     "complex",
     "complex128",
     "complex64",
@@ -910,6 +921,8 @@ __all__ = [
     "cumprod",
     "cumsum",
     "custom_gradient",
+    "CXX11_ABI_FLAG",
+    "CXX_VERSION",
     "DataLossError",
     "DeadlineExceededError",
     "debugging",
@@ -1011,6 +1024,7 @@ __all__ = [
     "get_variable",
     "get_variable_scope",
     "gfile",
+    "GIT_VERSION",
     "global_norm",
     "global_variables",
     "global_variables_initializer",
@@ -1021,6 +1035,8 @@ __all__ = [
     "gradients",
     "Graph",
     "GRAPH_DEF_VERSION",
+    "GRAPH_DEF_VERSION_MIN_CONSUMER",
+    "GRAPH_DEF_VERSION_MIN_PRODUCER",
     "graph_util",
     "GraphDef",
     "GraphKeys",
@@ -1120,6 +1136,7 @@ __all__ = [
     "minimum",
     "mod",
     "model_variables",
+    "MONOLITHIC_BUILD",
     "moving_average_variables",
     "multinomial",
     "multiply",
@@ -1393,8 +1410,10 @@ __all__ = [
     "variable_axis_size_partitioner",
     "variable_op_scope",
     "variable_scope",
+    "VariableAggregation",
     "variables_initializer",
     "VariableScope",
+    "VariableSynchronization",
     "variance_scaling_initializer",
     "variant",
     "VarLenFeature",

@@ -14,6 +14,7 @@ trainable), which `global_variables_initializer()` groups into one `init` op.
 
 from __future__ import annotations
 
+import enum
 from collections.abc import Iterable
 from typing import Any
 
@@ -38,11 +39,32 @@ from tfx.core.api.ops_api import (
 from tfx.core.api.switches_api import resource_variables_enabled
 
 __all__ = [
-    "Variable", "ResourceVariable", "global_variables", "trainable_variables",
+    "Variable", "VariableAggregation", "VariableSynchronization", "ResourceVariable",
+    "global_variables", "trainable_variables",
     "local_variables", "variables_initializer", "global_variables_initializer",
     "initialize_all_variables", "local_variables_initializer", "assign", "assign_add",
     "assign_sub", "is_variable_initialized",
 ]
+
+
+class VariableAggregation(enum.Enum):
+    """How a distributed variable combines its replicas' updates (TensorFlow's values;
+    tfx has no replicas, so `get_variable(aggregation=...)` only records the choice)."""
+
+    NONE = 0
+    SUM = 1
+    MEAN = 2
+    ONLY_FIRST_REPLICA = 3
+
+
+class VariableSynchronization(enum.Enum):
+    """When a distributed variable's replicas are synchronized (TensorFlow's values; no
+    effect in tfx, which has no replicas)."""
+
+    AUTO = 0
+    NONE = 1
+    ON_WRITE = 2
+    ON_READ = 3
 
 
 class Variable:

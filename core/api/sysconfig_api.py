@@ -12,6 +12,7 @@ answers describe what it does have:
 - `get_link_flags()`: empty: there is no library to link.
 - `get_build_info()`: TensorFlow's keys that apply (no CUDA, ROCm or TensorRT build:
   tfx's GPU kernels load CuPy at run time) plus tfx's version.
+- `CXX11_ABI_FLAG`, `CXX_VERSION`, `MONOLITHIC_BUILD`: 0, there being no C++ build.
 
     flags = get_compile_flags()     # ['-I/.../tfx/protos']
 """
@@ -21,7 +22,14 @@ from __future__ import annotations
 import collections
 import os
 
-__all__ = ["get_build_info", "get_compile_flags", "get_include", "get_lib", "get_link_flags"]
+__all__ = ["CXX11_ABI_FLAG", "CXX_VERSION", "MONOLITHIC_BUILD", "get_build_info",
+           "get_compile_flags", "get_include", "get_lib", "get_link_flags"]
+
+# TensorFlow's describe its C++ build (ABI, language standard, one shared library or
+# two); tfx has no C++ build, so all are 0.
+CXX11_ABI_FLAG = 0
+CXX_VERSION = 0
+MONOLITHIC_BUILD = 0
 
 # core/api/sysconfig_api.py -> the package root, two folders up from core/.
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))

@@ -55,3 +55,18 @@ def test_tensors_and_variables_compare_by_identity_as_in_tensorflow_graphs():
                a == 1.0]
         assert got == [False, True, True, False, True, False, True, False, False, False]
         assert {a: 1, b: 2}[b] == 2 and [a, b].index(b) == 1
+
+
+def test_variable_enums_and_version_constants():
+    # TensorFlow 2.21's enum members and values; the GraphDef minimums are TF's (0, 0).
+    assert [(m.name, m.value) for m in tf.VariableAggregation] == [
+        ("NONE", 0), ("SUM", 1), ("MEAN", 2), ("ONLY_FIRST_REPLICA", 3)]
+    assert [(m.name, m.value) for m in tf.VariableSynchronization] == [
+        ("AUTO", 0), ("NONE", 1), ("ON_WRITE", 2), ("ON_READ", 3)]
+    assert (tf.GRAPH_DEF_VERSION_MIN_CONSUMER, tf.GRAPH_DEF_VERSION_MIN_PRODUCER) == (0, 0)
+    assert tf.version.GIT_VERSION == tf.GIT_VERSION and isinstance(tf.COMPILER_VERSION, str)
+    assert (tf.CXX11_ABI_FLAG, tf.sysconfig.MONOLITHIC_BUILD) == (0, 0)
+    with tf.Graph().as_default():
+        v = tf.get_variable("v", [2], aggregation=tf.VariableAggregation.MEAN,
+                            synchronization=tf.VariableSynchronization.ON_READ)
+        assert v.shape.as_list() == [2]
