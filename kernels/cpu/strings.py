@@ -523,9 +523,10 @@ def _utf8_length(text: bytes, pos: int) -> int:
     lead = text[pos]
     size = 1 if lead < 0x80 else 2 if 0xC2 <= lead < 0xE0 else 3 if 0xE0 <= lead < 0xF0 \
         else 4 if 0xF0 <= lead < 0xF5 else 1
-    if size > 1 and not all(0x80 <= b < 0xC0 for b in text[pos + 1:pos + size]):
-        return 1
-    return min(size, len(text) - pos)
+    if size > 1 and (pos + size > len(text)
+                     or not all(0x80 <= b < 0xC0 for b in text[pos + 1:pos + size])):
+        return 1  # a truncated or broken sequence: RE2 steps over one byte
+    return size
 
 
 def regex_replace(regex: Any, rewrite: Rewrite, text: bytes, replace_global: bool) -> bytes:

@@ -440,6 +440,10 @@ def test_regex_on_bytes_that_are_not_utf8() -> None:
     assert run1("StaticRegexReplace", raw, pattern="", rewrite="-").tolist() == [
         b"-a-\xff-b-"]
     assert run1("StaticRegexFullMatch", raw, pattern="a.b").tolist() == [False]
+    # a truncated sequence is stepped over byte by byte, a whole one as one character
+    cut = np.array([b"a\xe2\x82", b"\xe2\x82\xacb"], object)
+    assert run1("StaticRegexReplace", cut, pattern="", rewrite="-").tolist() == [
+        b"-a-\xe2-\x82-", b"-\xe2\x82\xac-b-"]
 
 
 @pytest.mark.parametrize("pattern", ["(a+)+$", "(a|aa)+$", "(.*a){12}$"])
