@@ -4,16 +4,23 @@ SparseCross hashes as TensorFlow does, so crossed bucket ids interchange: the
 chain starts at `hash_key` and folds each feature in with FarmHash's
 FingerprintCat64; an int64 feature is its own 64-bit hash and a string feature
 its Fingerprint64. All arithmetic is on unsigned 64-bit integers.
+
+Inputs come from untrusted graphs: a batch size is only a number (rows no input holds
+cost nothing), negative shapes and rows outside the batch are refused (TensorFlow 2.21
+crashes on the first and drops the second), and the crosses, whose count multiplies,
+are checked against the allocation limit (core/limits.py) before any is made.
 """
 
 from __future__ import annotations
 
 import itertools
+import math
 from typing import Any
 
 import numpy as np
 
 from tfx.core.errors import InvalidArgumentError
+from tfx.core.limits import check_allocation
 from tfx.kernels.base import OpKernel, register_kernel
 from tfx.kernels.cpu.strings import fingerprint64
 
@@ -79,12 +86,21 @@ class SparseCross(OpKernel):
         self._num_buckets = num_buckets
         self._hash_key = hash_key & _MASK
 
-    def _columns(self, inputs: tuple) -> tuple[list[list[list[Any]]], int]:
+    def _columns(self, inputs: tuple) -> tuple[list[dict[int, list[Any]]], list[int], int]:
+        """Each input as {row: its features}, the rows that can have crosses, the batch.
+
+        Only rows present in every sparse input can cross, so a batch size from an
+        untrusted `shapes` costs nothing beyond the rows the inputs hold.
+        """
         n = self.attrs.get("N", 0)
+        m = len(self.attrs.get("sparse_types", ()))
+        if m != n:
+            raise InvalidArgumentError(f"Expected {n} sparse values (one per indices and "
+                                       f"shapes input) but got {m}")
         indices, values, shapes = inputs[:n], inputs[n:2 * n], inputs[2 * n:3 * n]
         dense = inputs[3 * n:]
         batch = None
-        columns: list[list[list[Any]]] = []
+        columns: list[dict[int, list[Any]]] = []
         for i in range(n):
             ind, val, shp = np.asarray(indices[i]), np.asarray(values[i]), np.asarray(shapes[i])
             if ind.ndim != 2:
@@ -101,17 +117,20 @@ class SparseCross(OpKernel):
                     f"Expected indices [{val.shape[0]},2] for {val.shape[0]} values but "
                     f"received {_dims(ind.shape)} at position {i}")
             rows = int(shp[0])
+            if rows < 0:
+                raise InvalidArgumentError(f"Input shapes must not be negative but received "
+                                           f"{shp.tolist()} at position {i}")
             if batch is None:
                 batch = rows
             elif rows != batch:
                 raise InvalidArgumentError(f"Expected batch size {batch} got {rows} at "
                                            f"position {i}")
-            column: list[list[Any]] = [[] for _ in range(rows)]
+            column: dict[int, list[Any]] = {}
             for (row, _col), value in zip(ind.tolist(), val.tolist(), strict=True):
                 if not 0 <= row < rows:
                     raise InvalidArgumentError(f"Row index {row} out of range [0, {rows}) at "
                                                f"position {i}")
-                column[row].append(value)
+                column.setdefault(row, []).append(value)
             columns.append(column)
         for j, tensor in enumerate(dense):
             tensor = np.asarray(tensor)
@@ -123,8 +142,27 @@ class SparseCross(OpKernel):
             elif tensor.shape[0] != batch:
                 raise InvalidArgumentError(f"Expected batch size {batch} got "
                                            f"{tensor.shape[0]} at dense position {j}")
-            columns.append([list(row) for row in tensor.tolist()])
-        return columns, batch or 0
+            columns.append(dict(enumerate(tensor.tolist())))
+        if not columns:
+            return columns, [], batch or 0
+        crossing = set(columns[0]).intersection(*columns[1:n]) if n else set(columns[0])
+        return columns, sorted(crossing), batch or 0
+
+    def _check_output_size(self, columns: list[dict[int, list[Any]]], rows: list[int]) -> None:
+        """Refuse, before crossing, an output over the allocation limit (crosses multiply)."""
+        count = text = 0
+        for row in rows:
+            features = [column[row] for column in columns]
+            crosses = math.prod(len(f) for f in features)
+            count += crosses
+            if not self._hashed and crosses:
+                # Each cross holds one feature of every input and the separators.
+                text += crosses * 3 * (len(features) - 1)
+                for f in features:
+                    text += crosses // len(f) * sum(len(_feature_text(v)) for v in f)
+        check_allocation([count, 2], 8, "SparseCross", "int64")
+        if text:
+            check_allocation([text], 1, "SparseCross (the crossed strings)", "bytes")
 
     def _cross(self, features: tuple) -> Any:
         if self._hashed:
@@ -140,13 +178,14 @@ class SparseCross(OpKernel):
                 raise InvalidArgumentError(
                     f"SparseCross takes int64 and string features, got "
                     f"{np.asarray(value).dtype}")
-        columns, batch = self._columns(inputs)
+        columns, rows, batch = self._columns(inputs)
+        self._check_output_size(columns, rows)
         out_indices: list[tuple[int, int]] = []
         out_values: list[Any] = []
         width = 0
-        for row in range(batch):
+        for row in rows:
             crosses = [self._cross(f) for f in
-                       itertools.product(*(column[row] for column in columns))] if columns else []
+                       itertools.product(*(column[row] for column in columns))]
             out_indices.extend((row, k) for k in range(len(crosses)))
             out_values.extend(crosses)
             width = max(width, len(crosses))
