@@ -479,8 +479,8 @@ class CompiledFunction:
             want_names = [t.base.name for t in want]
             if got_names != want_names:
                 raise InvalidArgumentError(
-                    f"{where}: the call's {what} types [{', '.join(got_names)}] do not match "
-                    f"the signature of function {self.name!r}: [{', '.join(want_names)}]")
+                    f"{where}: the call's {what} types {_type_list(got_names)} do not match "
+                    f"the signature of function {self.name!r}: {_type_list(want_names)}")
 
     def __call__(self, state: Any, args: Sequence[Any]) -> list[Any]:
         from tfx.core.executor import run_plan
@@ -491,6 +491,13 @@ class CompiledFunction:
         except TfxError as exc:  # the executor names the inner node, this the function
             raise type(exc)(f"function {self.name!r}: {exc}") from None
         return [results[k] if kind == "plan" else args[k] for kind, k in prepared.fetch_sources]
+
+
+def _type_list(names: Sequence[str], shown: int = 8) -> str:
+    """`[a, b]`, or for a long list (a hostile Tout) its first types and its length."""
+    if len(names) <= shown:
+        return f"[{', '.join(names)}]"
+    return f"[{', '.join(names[:shown])}, ... ({len(names)} types)]"
 
 
 def compile_function(library: FunctionLibrary, name: str,

@@ -454,3 +454,16 @@ def test_optimizer_keeps_stateful_calls_without_outputs(level: str) -> None:
         assert [float(sess.run("after:0")) for _ in range(2)] == [1.0, 2.0]
         sess.run(["c", "d"])
         assert float(sess.run("read:0")) == 4.0
+
+
+def test_a_huge_type_list_is_not_spelled_out_in_the_error() -> None:
+    # A Tout of 100,000 types once produced a message of 900,000 characters.
+    graph_def = text_format.Parse(placeholder("x") + call("c", "f", ["x"], ["DT_FLOAT"], ["DT_FLOAT"])
+                                  + "library {" + unary("f", NEG, "n:y:0") + "}", graph_pb2.GraphDef())
+    graph_def.node[1].attr["Tout"].list.type.extend([3] * 99_999)  # DT_INT32
+    with pytest.raises(InvalidArgumentError) as info, Session(Graph.from_graph_def(graph_def)) as sess:
+        sess.run("c:0", {"x:0": np.float32(1)})
+    assert str(info.value) == (
+        "node 'c' (op PartitionedCall): the call's output types [float32, int32, int32, int32, "
+        "int32, int32, int32, int32, ... (100000 types)] do not match the signature of function "
+        "'f': [float32]")
