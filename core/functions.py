@@ -292,7 +292,9 @@ def instantiate(library: FunctionLibrary, name: str, attrs: Mapping[str, graph_p
         output_types += types
     unknown_rets = sorted(set(fdef.ret) - {a.name for a in schema.outputs})
     if unknown_rets:
-        raise InvalidArgumentError(f"{what}: ret names no output argument: {unknown_rets}")
+        more = f" and {len(unknown_rets) - 5} more" if len(unknown_rets) > 5 else ""
+        raise InvalidArgumentError(
+            f"{what}: ret names no output argument: {unknown_rets[:5]}{more}")
 
     graph = Graph.from_graph_def(graph_def)
     graph.set_function_library(library)  # shared, read-only: nested calls resolve against it

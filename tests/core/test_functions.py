@@ -467,3 +467,14 @@ def test_a_huge_type_list_is_not_spelled_out_in_the_error() -> None:
         "node 'c' (op PartitionedCall): the call's output types [float32, int32, int32, int32, "
         "int32, int32, int32, int32, ... (100000 types)] do not match the signature of function "
         "'f': [float32]")
+
+
+def test_unknown_ret_keys_are_listed_briefly() -> None:
+    graph_def = text_format.Parse(placeholder("x") + call("c", "f", ["x"], ["DT_FLOAT"], ["DT_FLOAT"])
+                                  + "library {" + unary("f", NEG, "n:y:0") + "}", graph_pb2.GraphDef())
+    for k in range(10_000):
+        graph_def.library.function[0].ret[f"r{k:05d}"] = "n:y:0"
+    with pytest.raises(InvalidArgumentError) as info, Session(Graph.from_graph_def(graph_def)) as sess:
+        sess.run("c:0", {"x:0": np.float32(1)})
+    assert str(info.value) == ("node 'c' (op PartitionedCall): function 'f': ret names no output "
+                               "argument: ['r00000', 'r00001', 'r00002', 'r00003', 'r00004'] and 9995 more")
