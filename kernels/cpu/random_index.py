@@ -10,7 +10,13 @@ sequence 0x7369f885192c0ef5, both cut to w bits); each pair of rounds is
 left ^= f(right) ^ k1, right ^= f(left) ^ k2 with f(x) = (rotl1 x & rotl8 x) ^ rotl2 x.
 
 TensorFlow 2.21 does not check `rounds`; an odd number or one below 4 makes its kernel read
-past its round keys (garbage results or an endless walk), so it is rejected here.
+past its round keys (garbage results or an endless walk), so it is rejected here, and so is
+one above 1024 (an attr from an untrusted graph: every encryption costs `rounds`, and the
+round keys alone of rounds = 2**40 would not fit in memory).
+
+The smallest block, 16 bits, serves every max_index up to 65536, so a small max_index
+walks long cycles (about 32768 encryptions an index for max_index 1). There the whole
+block is encrypted once, in numpy, and the walks follow that table.
 """
 
 from __future__ import annotations
@@ -25,6 +31,10 @@ from tfx.kernels.base import OpKernel, register_kernel
 from tfx.kernels.cpu.manip import shape_string
 
 _MIN_BLOCK_BITS = 16
+_MAX_ROUNDS = 1024
+# Below this max_index a walk in the 16-bit block is long enough that tabulating the block
+# (65536 encryptions in numpy) beats encrypting one value at a time in Python.
+_TABLE_BELOW = 32
 _C = 0xFFFFFFFC
 _Z = 0x7369F885192C0EF5
 
@@ -81,12 +91,31 @@ def _encrypt_many(values: np.ndarray, keys: list[int], w: int) -> np.ndarray:
     return (left << np.uint64(w)) | right
 
 
+def _block_table(key: tuple[int, int, int], rounds: int) -> list[int]:
+    """The encryption of every value of the 16-bit block under `key`."""
+    w = _MIN_BLOCK_BITS // 2
+    values = np.arange(1 << _MIN_BLOCK_BITS, dtype=np.uint64)
+    return _encrypt_many(values, _round_keys(key, rounds, w), w).tolist()
+
+
+def _walk_table(index: int, table: list[int], max_index: int) -> int:
+    """`index_shuffle` through a block table (index <= max_index < 65536)."""
+    value = table[index]
+    while value > max_index:
+        value = table[value]
+    return value
+
+
 def shuffle_many(indices: np.ndarray, key: tuple[int, int, int], max_index: int,
                  rounds: int) -> np.ndarray:
     """`index_shuffle` of every index in a uint64 array under one key and max_index."""
     if max_index == 0:
         return np.zeros_like(indices)
     w = _block_bits(max_index) // 2
+    if 2 * w == _MIN_BLOCK_BITS and max_index < 1 << _MIN_BLOCK_BITS:
+        table = _block_table(key, rounds)
+        return np.array([_walk_table(i, table, max_index) for i in indices.tolist()],
+                        np.uint64).reshape(indices.shape)
     keys = _round_keys(key, rounds, w)
     values = indices.copy()
     pending = np.ones(values.shape, bool)
@@ -114,9 +143,9 @@ class RandomIndexShuffle(OpKernel):
     """Each index's place in the seeded permutation of [0, max_index]."""
 
     def setup(self, rounds: int = 4, **attrs: Any) -> None:
-        if rounds < 4 or rounds % 2:
+        if rounds < 4 or rounds % 2 or rounds > _MAX_ROUNDS:
             raise InvalidArgumentError(
-                f"rounds must be an even number >= 4, but got {rounds}")
+                f"rounds must be an even number >= 4 and <= {_MAX_ROUNDS}, but got {rounds}")
         self._rounds = rounds
 
     def compute(self, index, seed, max_index):
@@ -150,8 +179,14 @@ class RandomIndexShuffle(OpKernel):
                                int(max_index), self._rounds).astype(index.dtype)
         else:
             out = np.empty(n, index.dtype)
+            tables: dict[tuple[int, ...], list[int]] = {}
             for i in range(n):
-                key = keys[0] if seed.ndim == 1 else keys[i]
-                out[i] = index_shuffle(int(indices[i]), tuple(key), int(maxima[i]),
-                                       self._rounds)
+                key = tuple(keys[0] if seed.ndim == 1 else keys[i])
+                top = int(maxima[i])
+                if 0 < top < _TABLE_BELOW:
+                    if key not in tables:
+                        tables[key] = _block_table(key, self._rounds)
+                    out[i] = _walk_table(int(indices[i]), tables[key], top)
+                else:
+                    out[i] = index_shuffle(int(indices[i]), key, top, self._rounds)
         return (out.reshape(()) if all_scalar else out,)

@@ -219,10 +219,37 @@ def test_run_errors_match_tensorflow(index, seed, max_index, message):
     assert message in str(info.value)
 
 
-@pytest.mark.parametrize("rounds", [0, 2, 3, 5])
+@pytest.mark.parametrize("rounds", [0, 2, 3, 5, 1026, 2**40])
 def test_rounds_must_be_even_and_at_least_4(rounds):
-    with pytest.raises(tf.errors.InvalidArgumentError, match="rounds must be an even number"):
+    # rounds above 1024 (tfx's bound: TensorFlow 2.21 has none) would cost that much per
+    # encryption, and 2**40 round keys would not fit in memory
+    with pytest.raises(tf.errors.InvalidArgumentError,
+                       match=r"rounds must be an even number >= 4 and <= 1024, but got "
+                             f"{rounds}"):
         _run(random_index_shuffle(3, [1, 2, 3], 9, rounds=rounds))
+
+
+def test_most_rounds_allowed():
+    assert _run(random_index_shuffle(3, [1, 2, 3], 70000, rounds=1024)) == index_shuffle(
+        3, (1, 2, 3), 70000, 1024)
+
+
+def test_small_max_index_per_row_matches_tensorflow():
+    # The per-row path (a vector max_index) walks a tabulated block below max_index 32.
+    for max_index, seed, rounds, index, want in CASES:
+        if max_index < 32:
+            got = random_index_shuffle(index, seed, [max_index] * len(index), rounds=rounds)
+            assert _run(got).tolist() == want
+
+
+def test_long_walks_are_fast():
+    # max_index 1 in the 16-bit block: about 32768 encryptions an index; 100 rows under
+    # two seeds took the pure-Python walk about 25 s, a table per seed takes milliseconds.
+    rows = [[1, 2, 3], [4, 5, 6]] * 50
+    got = _run(random_index_shuffle([0, 1] * 50, rows, 1, rounds=16)).tolist()
+    assert got == [index_shuffle(0, (1, 2, 3), 1, 16), index_shuffle(1, (4, 5, 6), 1, 16)] * 50
+    shared = _run(random_index_shuffle([0, 1] * 500, [1, 2, 3], 1, rounds=16)).tolist()
+    assert sorted(shared[:2]) == [0, 1] and shared == shared[:2] * 500
 
 
 def test_not_differentiable():
