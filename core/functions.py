@@ -110,6 +110,13 @@ class FunctionLibrary:
 def signature_schema(signature: graph_pb2.OpDef) -> OpSchema:
     """An OpSchema for a function's signature (its args, attrs and statefulness)."""
     where = f"function {signature.name!r}"
+    for kind, items in (("attrs", signature.attr), ("input arguments", signature.input_arg),
+                        ("output arguments", signature.output_arg)):
+        seen: set[str] = set()
+        for item in items:
+            if item.name in seen:
+                raise InvalidArgumentError(f"{where}: two {kind} are named {item.name!r}")
+            seen.add(item.name)
     attrs: dict[str, AttrSpec] = {}
     for attr_def in signature.attr:
         if attr_def.type not in _ATTR_TYPES and not (
@@ -296,7 +303,10 @@ def instantiate(library: FunctionLibrary, name: str, attrs: Mapping[str, graph_p
         raise InvalidArgumentError(
             f"{what}: ret names no output argument: {unknown_rets[:5]}{more}")
 
-    graph = Graph.from_graph_def(graph_def)
+    try:
+        graph = Graph.from_graph_def(graph_def)
+    except TfxError as exc:
+        raise type(exc)(f"{what}: {exc}") from None
     graph.set_function_library(library)  # shared, read-only: nested calls resolve against it
     try:
         graph.validate()

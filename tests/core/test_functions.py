@@ -478,3 +478,27 @@ def test_unknown_ret_keys_are_listed_briefly() -> None:
         sess.run("c:0", {"x:0": np.float32(1)})
     assert str(info.value) == ("node 'c' (op PartitionedCall): function 'f': ret names no output "
                                "argument: ['r00000', 'r00001', 'r00002', 'r00003', 'r00004'] and 9995 more")
+
+
+@pytest.mark.parametrize("signature, why", [
+    ('input_arg { name: "x" type: DT_FLOAT } input_arg { name: "x" type: DT_FLOAT } output_arg { name: "y" type: DT_FLOAT }',
+     "two input arguments are named 'x'"),
+    # Once accepted, both outputs reading the one ret entry.
+    ('input_arg { name: "x" type: DT_FLOAT } output_arg { name: "y" type: DT_FLOAT } output_arg { name: "y" type: DT_FLOAT }',
+     "two output arguments are named 'y'"),
+    ('input_arg { name: "x" type: DT_FLOAT } output_arg { name: "y" type: DT_FLOAT } '
+     'attr { name: "T" type: "type" } attr { name: "T" type: "int" }', "two attrs are named 'T'"),
+])
+def test_duplicate_signature_names_are_refused(signature: str, why: str) -> None:
+    fdef = f'function {{ signature {{ name: "f" {signature} }} {NEG} ret {{ key: "y" value: "n:y:0" }} }}'
+    with pytest.raises(InvalidArgumentError, match=f"^function 'f': {why}$"):
+        signature_schema(library_of("library {" + fdef + "}").lookup("f", "test").signature)
+    message = run_error(placeholder("x") + call("c", "f", ["x"], ["DT_FLOAT"], ["DT_FLOAT"])
+                        + "library {" + fdef + "}")
+    assert message == f"node 'c' (op PartitionedCall): function 'f': {why}"
+
+
+def test_a_body_node_without_a_name_names_the_function() -> None:
+    message = run_error(placeholder("x") + call("c", "f", ["x"], ["DT_FLOAT"], ["DT_FLOAT"])
+                        + "library {" + unary("f", NEG.replace('name: "n"', 'name: ""'), ":y:0") + "}")
+    assert message == "node 'c' (op PartitionedCall): function 'f': a node of op 'Neg' has an empty name"
