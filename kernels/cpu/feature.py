@@ -67,6 +67,10 @@ class Bucketize(OpKernel):
 
     def compute(self, x):
         x = np.asarray(x)
+        if x.dtype.kind in "iu":
+            # TensorFlow compares an integer with its float boundaries in float (C++'s
+            # conversion), so 33554435 sits on the boundary 33554436.0.
+            x = x.astype(np.float32)
         ids = np.searchsorted(self._boundaries.astype(np.float64), x.astype(np.float64),
                               side="right")
         return (np.asarray(ids, dtype=np.int32).reshape(x.shape),)

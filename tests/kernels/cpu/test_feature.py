@@ -124,3 +124,15 @@ def test_long_crossed_strings_hit_the_allocation_limit():
 def test_bucketize_nan_inf_and_empty(values, want):
     (ids,) = run_op("Bucketize", [np.array(values, np.float32)], boundaries=[0.0, 1.0])
     assert ids.dtype == np.int32 and ids.tolist() == want
+
+
+def test_bucketize_compares_integers_in_float32_as_tensorflow():
+    # recorded with TensorFlow 2.21: 33554435 rounds to the float32 boundary 33554436
+    (ids,) = run_op("Bucketize", [_i64(33554435, 33554436, 2**62)],
+                    boundaries=[33554436.0, 4.611686e18])
+    assert ids.tolist() == [1, 1, 2]
+    (ids,) = run_op("Bucketize", [np.array([33554435, 33554436], np.int32)],
+                    boundaries=[33554436.0])
+    assert ids.tolist() == [1, 1]
+    (ids,) = run_op("Bucketize", [np.array([33554435.5, 33554436.0])], boundaries=[33554436.0])
+    assert ids.tolist() == [0, 1]
