@@ -25,6 +25,21 @@ from tfx.core.limits import check_allocation
 from tfx.kernels.base import OpKernel, register_kernel
 from tfx.kernels.cpu.manip import shape_string
 
+_INT64_MAX = (1 << 63) - 1
+
+
+def _zeros(shape: tuple, dtype: np.dtype, what: str) -> np.ndarray:
+    """Zeros of `shape`, which is empty or within the limit; numpy refuses an empty shape
+    whose other dims multiply past int64, as untrusted sizes can make them."""
+    span = np.dtype(dtype).itemsize
+    for dim in shape:
+        span *= max(int(dim), 1)
+    if span > _INT64_MAX:
+        raise InvalidArgumentError(
+            f"{what}: the output shape {list(shape)} is too large to represent (its "
+            "nonzero dims multiply past int64)")
+    return np.zeros(shape, dtype)
+
 
 class _FFTND(OpKernel):
     """One N-d transform over the innermost len(axes) dims."""
@@ -79,7 +94,7 @@ class _FFTND(OpKernel):
         work = np.dtype(np.float64 if self.real and not self.forward else np.complex128)
         check_allocation(out_shape, work.itemsize, type(self).__name__, work.name)
         if data.size == 0 or 0 in out_shape:
-            return (np.zeros(out_shape, self._out),)
+            return (_zeros(out_shape, self._out, type(self).__name__),)
         dims = tuple(range(data.ndim - fft_rank, data.ndim))
         if not self.real:
             fn = np.fft.fftn if self.forward else np.fft.ifftn

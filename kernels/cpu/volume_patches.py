@@ -19,6 +19,21 @@ from tfx.core.ops.nn_ops import window_output
 from tfx.kernels.base import OpKernel, register_kernel
 from tfx.kernels.cpu.manip import shape_string
 
+_INT64_MAX = (1 << 63) - 1
+
+
+def _zeros(shape: tuple, dtype: np.dtype, what: str) -> np.ndarray:
+    """Zeros of `shape`, which is empty or within the limit; numpy refuses an empty shape
+    whose other dims multiply past int64, as untrusted sizes can make them."""
+    span = np.dtype(dtype).itemsize
+    for dim in shape:
+        span *= max(int(dim), 1)
+    if span > _INT64_MAX:
+        raise InvalidArgumentError(
+            f"{what}: the output shape {list(shape)} is too large to represent (its "
+            "nonzero dims multiply past int64)")
+    return np.zeros(shape, dtype)
+
 
 def extract_volume_patches(data: np.ndarray, ksizes: list, strides: list,
                            padding: str) -> np.ndarray:
@@ -33,7 +48,7 @@ def extract_volume_patches(data: np.ndarray, ksizes: list, strides: list,
     check_allocation(full_shape, data.dtype.itemsize, "ExtractVolumePatches", data.dtype.name)
     if 0 in full_shape:
         # The tap tables below are out x ksize each: huge for a huge window, even here.
-        return np.zeros(full_shape, data.dtype)
+        return _zeros(full_shape, data.dtype, "ExtractVolumePatches")
     taps = []
     for axis, (size, (out, pad_before, _)) in enumerate(zip(spatial, windows), start=1):
         tap = (np.arange(out)[:, None] * strides[axis] - pad_before

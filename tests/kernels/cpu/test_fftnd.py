@@ -215,3 +215,15 @@ def test_absurd_fft_length_hits_the_allocation_limit(op, data, lengths):
     out = apply_op(op, input=ph, fft_length=lengths_ph, axes=[1, 2], name="big")
     with pytest.raises(tf.errors.ResourceExhaustedError, match=r"node 'big'.*over the limit"):
         _run(out, {ph: data, lengths_ph: np.array(lengths, np.int32)})
+
+
+def test_empty_output_too_large_for_numpy_is_refused():
+    ph = tf.placeholder(tf.complex64)
+    out = apply_op("FFTND", input=ph, fft_length=[2**31 - 1, 2**31 - 1], axes=[1, 2],
+                   name="wide")
+    with pytest.raises(tf.errors.InvalidArgumentError,
+                       match=r"node 'wide'.*too large to represent"):
+        _run(out, {ph: np.zeros((0, 4, 4), np.complex64)})
+    # an empty output numpy can hold is returned
+    out = apply_op("FFTND", input=ph, fft_length=[1 << 20, 1 << 20], axes=[1, 2])
+    assert _run(out, {ph: np.zeros((0, 4, 4), np.complex64)}).shape == (0, 1 << 20, 1 << 20)

@@ -250,3 +250,12 @@ def test_empty_output_with_a_huge_window_allocates_nothing():
     out = extract_volume_patches(ph, [1, 1 << 40, 2, 2, 1], [1] * 5, "SAME")
     got = _run(out, {ph: np.ones((0, 3, 4, 5, 2), np.float32)})
     assert got.shape == (0, 3, 4, 5, (1 << 40) * 8) and got.dtype == np.float32
+
+
+def test_empty_output_too_large_for_numpy_is_refused():
+    # 2**31 - 1 planes times 2**31 rows of window: the patch depth alone passes int64
+    ph = tf.placeholder(tf.float32)
+    out = extract_volume_patches(ph, [1, 2**31 - 1, 2**31, 1, 1], [1] * 5, "SAME", name="wide")
+    with pytest.raises(tf.errors.InvalidArgumentError,
+                       match=r"node 'wide'.*too large to represent"):
+        _run(out, {ph: np.ones((0, 1, 2, 1, 4), np.float32)})
