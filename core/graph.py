@@ -333,7 +333,10 @@ class Graph:
 
     # --- checks and orderings -------------------------------------------------------------
     def validate(self, nodes: Iterable[Node] | None = None) -> None:
-        """Check ops, attrs, edges and acyclicity; raise naming the first bad node."""
+        """Check ops, attrs, edges and acyclicity, and the function library's names (as
+        TensorFlow checks them on import, called or not); raise naming the first bad one."""
+        if self.library.function:
+            self.function_library  # noqa: B018 - building it checks names and signatures
         selected = list(self._nodes.values()) if nodes is None else list(nodes)
         for node in selected:
             bound = node.bound

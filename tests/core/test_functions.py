@@ -366,7 +366,8 @@ def test_function_named_like_a_registered_op_is_refused() -> None:
     # TensorFlow refuses such a library too: a node of op type 'Neg' could mean either.
     lib = "library {" + unary("Neg", NEG.replace('"Neg"', '"Square"'), "n:y:0") + "}"
     message = run_error(placeholder("x") + call("c", "Neg", ["x"], ["DT_FLOAT"], ["DT_FLOAT"]) + lib)
-    assert "node 'c'" in message and "defines 'Neg', the name of a registered op" in message
+    # refused when the graph is checked, before any node runs: the message names the library
+    assert message == "the function library defines 'Neg', the name of a registered op"
 
 
 def if_call(name: str, then: str, other: str, cond: str, tag: str = "node") -> str:
@@ -502,3 +503,12 @@ def test_a_body_node_without_a_name_names_the_function() -> None:
     message = run_error(placeholder("x") + call("c", "f", ["x"], ["DT_FLOAT"], ["DT_FLOAT"])
                         + "library {" + unary("f", NEG.replace('name: "n"', 'name: ""'), ":y:0") + "}")
     assert message == "node 'c' (op PartitionedCall): function 'f': a node of op 'Neg' has an empty name"
+
+
+def test_a_bad_library_is_refused_even_when_nothing_calls_it() -> None:
+    # TensorFlow checks the library on import; a graph that never calls it still fails.
+    graph = graph_of(placeholder("x") + "library {" + SQUARE + SQUARE + "}")
+    with pytest.raises(InvalidArgumentError, match="defines 'square' twice"):
+        graph.validate()
+    with pytest.raises(InvalidArgumentError, match="defines 'square' twice"):
+        Session(graph.to_graph_def()).run("x:0", {"x:0": 1.0})
