@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from tfx import __version__
 from tfx.core.graph import Graph as _IrGraph
 
 __all__ = [
@@ -39,7 +40,7 @@ GRAPH_DEF_VERSION_MIN_CONSUMER: int = 0
 GRAPH_DEF_VERSION_MIN_PRODUCER: int = 0
 # What built tfx: the Python compiler (it has no C++ of its own) and its version tag.
 COMPILER_VERSION: str = platform.python_compiler()
-GIT_VERSION: str = "v0.1.0"
+GIT_VERSION: str = f"v{__version__}"
 
 
 def executing_eagerly() -> bool:

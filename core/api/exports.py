@@ -14,6 +14,7 @@ from __future__ import annotations
 import sys as _sys
 from types import ModuleType as _ModuleType
 
+from tfx import __version__  # the one version string, set by the package
 from tfx.core import cluster as _cluster
 from tfx.core import dtypes
 from tfx.core import summary_writer as _summary_writer
@@ -665,7 +666,6 @@ from tfx.protos.summary_pb2 import (
     SummaryMetadata,
 )
 
-__version__ = "0.1.0"
 del annotations  # bound by `from __future__ import annotations`; not a TensorFlow name
 
 # The quantized types, which tfx knows by name (ops list them among their allowed types).
