@@ -11,6 +11,7 @@ at a temporary tree where this folder appears as `tfx/protos`.
 
 from __future__ import annotations
 
+import re
 import shutil
 import sys
 import tempfile
@@ -34,7 +35,7 @@ def generate(out_dir: Path) -> list[Path]:
         gen.mkdir()
         include = Path(protoc.__file__).parent / "_proto"
         args = ["protoc", f"-I{root}", f"-I{include}", f"--python_out={gen}"]
-        if any("service " in p.read_text() for p in protos):
+        if any(re.search(r"^\s*service\s", p.read_text(), re.M) for p in protos):
             args.append(f"--grpc_python_out={gen}")
         args += [str(pkg / p.name) for p in protos]
         if protoc.main(args) != 0:
