@@ -54,6 +54,7 @@ TensorFlow writes them):
 
 from __future__ import annotations
 
+import re
 import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -72,10 +73,10 @@ from tfx.core.errors import (
     NotFoundError,
 )
 from tfx.core.executor import StepState, run_plan
-from tfx.core.graph import Graph, Node, Output, parse_tensor_name
+from tfx.core.graph import Graph, Output, parse_tensor_name
 from tfx.core.partitioner import PartitionedGraph, Transfer, partition
 from tfx.core.placer import Placement, place
-from tfx.core.plan_builder import FeedSpec, OpSegment, PreparedStep, build_plan
+from tfx.core.plan_builder import FeedSpec, OpSegment, PreparedStep, build_plan, feed_spec
 from tfx.core.rendezvous import RESOLVED_SUFFIX, LocalRendezvous, parse_key
 from tfx.core.session import (
     Session,
@@ -87,8 +88,6 @@ from tfx.core.session import (
 )
 from tfx.kernels.base import DEAD
 from tfx.protos import graph_pb2
-
-_PLACEHOLDERS = ("Placeholder", "PlaceholderV2", "PlaceholderWithDefault")
 
 
 @dataclass(frozen=True)
@@ -121,6 +120,27 @@ class PartitionedStep:
     partitions: PartitionedGraph
 
 
+@dataclass(frozen=True)
+class StepPartition:
+    """One device's graph for a step: what it runs (`targets`) and where (`device`)."""
+
+    device: str
+    graph: Graph
+    targets: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class CutStep:
+    """A step cut into device graphs, not yet compiled (fields as in PartitionedStep)."""
+
+    feeds: tuple[FeedSpec, ...]
+    feed_keys: tuple[str, ...]
+    fetch_keys: tuple[str, ...]
+    fetch_sources: tuple[tuple[str, int], ...]
+    partitions: tuple[StepPartition, ...]
+    parts: PartitionedGraph
+
+
 # --- preparing a step ------------------------------------------------------------------------
 
 
@@ -129,7 +149,7 @@ def prepare_step(graph: Graph, feeds: Sequence[str], fetches: Sequence[str],
                  incarnations: Mapping[str, int] | None = None,
                  device_types: Mapping[str, str] | None = None,
                  kernels: OpSegment | None = None) -> PartitionedStep:
-    """Cut a placed graph for one step signature and compile each partition.
+    """Cut a placed graph for one step signature (`cut_step`) and compile each partition.
 
     Args:
         graph: the placed graph (every node with a full device name).
@@ -147,6 +167,22 @@ def prepare_step(graph: Graph, feeds: Sequence[str], fetches: Sequence[str],
     Example:
         >>> step = prepare_step(graph, ["x:0"], ["y:0"], [], client=devices.client)
         >>> run_step(step, [x], StepState(resources))
+    """
+    cut = cut_step(graph, feeds, fetches, targets, client=client, incarnations=incarnations)
+    jobs = tuple(compile_partition(piece, (device_types or {}).get(piece.device, "CPU"), kernels)
+                 for piece in cut.partitions)
+    return PartitionedStep(cut.feeds, cut.feed_keys, cut.fetch_keys, cut.fetch_sources, jobs,
+                           cut.parts)
+
+
+def cut_step(graph: Graph, feeds: Sequence[str], fetches: Sequence[str],
+             targets: Sequence[str], *, client: str,
+             incarnations: Mapping[str, int] | None = None) -> CutStep:
+    """Cut a placed graph for one step signature: one step graph per device that runs.
+
+    Each step graph is its device's partition plus the step's resolvers and Recv chain
+    (module doc); its targets are the Sends it runs and the step's targets there. This is
+    what a master registers with the workers (`tfx.core.distributed.master`).
     """
     feed_outputs = [_tensor(graph, name, "feed") for name in feeds]
     fed = {out.name: j for j, out in enumerate(feed_outputs)}
@@ -179,8 +215,7 @@ def prepare_step(graph: Graph, feeds: Sequence[str], fetches: Sequence[str],
 
     may_be_dead = _may_be_dead(source)
     positions = {node.name: i for i, node in enumerate(source.topological_order())}
-    feed_recvs = {f.node for f in parts.feeds}
-    jobs = []
+    pieces = []
     for device, partition_graph in parts.graphs.items():
         if not needed[device]:
             continue
@@ -197,25 +232,31 @@ def prepare_step(graph: Graph, feeds: Sequence[str], fetches: Sequence[str],
         step_targets += [name for name in targets if parts.device_of[name] == device]
         step_graph = _step_graph(partition_graph, device, sends, recvs, may_be_dead,
                                  positions, step_targets)
-        prepared = build_plan(step_graph, [], [], step_targets,
-                              (device_types or {}).get(device, "CPU"), kernels=kernels)
-        # A device runs one kernel at a time, on its partition's thread, as the placer's
-        # simulation assumes: parallelism comes from the devices, not from a shared pool.
-        # A feed's Recv finds its value at once (the client sends every feed before the
-        # partitions start), so it runs inline rather than on the blocking pool.
-        for plan_node in prepared.plan.nodes:
-            plan_node.expensive = False
-            if plan_node.name in feed_recvs:
-                plan_node.blocking = False
-        jobs.append(PartitionJob(device, prepared))
+        pieces.append(StepPartition(device, step_graph, tuple(step_targets)))
     key_of = {f.tensor: k for k, f in enumerate(parts.fetches)}
     fetch_sources = tuple(("feed", fed[name]) if name in fed else ("recv", key_of[name])
                           for name in fetch_names)
-    feed_specs = tuple(FeedSpec(o.name, o.dtype.base, _placeholder_shape(o.node))
-                       for o in feed_outputs)
-    return PartitionedStep(feed_specs, tuple(f.key for f in parts.feeds),
-                           tuple(f.key for f in parts.fetches), fetch_sources, tuple(jobs),
-                           parts)
+    feed_specs = tuple(feed_spec(o) for o in feed_outputs)
+    return CutStep(feed_specs, tuple(f.key for f in parts.feeds),
+                   tuple(f.key for f in parts.fetches), fetch_sources, tuple(pieces), parts)
+
+
+def compile_partition(piece: StepPartition, device_type: str = "CPU",
+                      kernels: OpSegment | None = None) -> PartitionJob:
+    """Build the plan one device runs for a step (no feeds, no fetches of its own)."""
+    prepared = build_plan(piece.graph, [], [], list(piece.targets), device_type,
+                          kernels=kernels)
+    # A device runs one kernel at a time, on its partition's thread, as the placer's
+    # simulation assumes: parallelism comes from the devices, not from a shared pool.
+    # A feed's Recv finds its value at once (the client sends every feed before the
+    # partitions start), so it runs inline rather than on the blocking pool.
+    client_recvs = {node.name for node in piece.graph
+                    if node.op == "_Recv" and node.attrs.get("client_terminated")}
+    for plan_node in prepared.plan.nodes:
+        plan_node.expensive = False
+        if plan_node.name in client_recvs:
+            plan_node.blocking = False
+    return PartitionJob(piece.device, prepared)
 
 
 def _tensor(graph: Graph, name: str, what: str) -> Output:
@@ -231,13 +272,6 @@ def _missing(graph: Graph, name: str) -> str:
     except NotFoundError as exc:
         return str(exc)
     return ""
-
-
-def _placeholder_shape(node: Node) -> tuple | None:
-    if node.op in _PLACEHOLDERS:
-        shape = node.attrs.get("shape")
-        return tuple(shape) if shape is not None else None
-    return None
 
 
 def _may_be_dead(graph: Graph) -> set[str]:
@@ -273,7 +307,9 @@ def _step_graph(graph: Graph, device: str, sends: list[_SendSpec], recvs: list[T
     if not dead_sends and len(recvs) < 2:
         return graph
     graph = Graph.from_graph_def(graph.to_graph_def())
-    token = graph.add_node(graph.unique_name("_tfx_step/token"), "Const",
+    # The token's name tells devices apart: a master merges a task's device graphs into one.
+    tag = re.sub(r"[^A-Za-z0-9_.]", "_", device.strip("/"))
+    token = graph.add_node(graph.unique_name(f"_tfx_step/token/{tag}"), "Const",
                            attr=_attrs("Const", dtype=dtypes.float32,
                                        value=np.zeros((), np.float32)),
                            device=device)
@@ -320,15 +356,18 @@ def run_step(step: PartitionedStep, feed_values: Sequence[Any], state: StepState
 
 
 def run_partitions(jobs: Sequence[PartitionJob], state: StepState, sends: Mapping[str, Any],
-                   recv_keys: Sequence[str]) -> list[Any]:
+                   recv_keys: Sequence[str],
+                   rendezvous: LocalRendezvous | None = None) -> list[Any]:
     """What a worker's RunGraph does: leave `sends` (rendezvous key -> value) in the step's
     rendezvous, run `jobs` at once, and take the value of each of `recv_keys`.
 
     Args:
         jobs: the partitions to run.
-        state: the step's state; its rendezvous is replaced by a fresh LocalRendezvous.
+        state: the step's state; its rendezvous becomes `rendezvous`.
         sends: the client's tensors, by rendezvous key (the feeds).
         recv_keys: the keys of the tensors the client takes (the fetches).
+        rendezvous: the step's rendezvous (default: a fresh LocalRendezvous); a worker's
+            also fetches what other tasks send (`tfx.core.distributed.rendezvous`).
 
     Returns:
         The received values, in the order of `recv_keys`.
@@ -337,7 +376,8 @@ def run_partitions(jobs: Sequence[PartitionJob], state: StepState, sends: Mappin
         The first partition's failure (not the cancellations it caused);
         InvalidArgumentError for a fetch whose value is dead.
     """
-    rendezvous = LocalRendezvous()
+    if rendezvous is None:
+        rendezvous = LocalRendezvous()
     state.rendezvous = rendezvous
     for key, value in sends.items():
         rendezvous.send(key, value)

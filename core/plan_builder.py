@@ -217,7 +217,7 @@ def build_plan(
         plan_nodes, feed_edges = loop_compiler.compile_loops(plan_nodes, feed_edges)
     plan = Plan(plan_nodes, feed_edges, len(plan_fetch_names), plan_fetch_names, deref_fetches)
     feed_specs = tuple(
-        FeedSpec(o.name, o.dtype.base, _placeholder_shape(o)) for o in feed_outputs
+        feed_spec(o) for o in feed_outputs
     )
     return PreparedStep(plan, feed_specs, tuple(fetch_sources))
 
@@ -325,6 +325,11 @@ def _frame_after(producer: Node, frame: str, parents: dict[str, str]) -> str:
     if kind_op in ("Exit", "RefExit"):
         return parents.get(frame, "")
     return frame
+
+
+def feed_spec(output: Output) -> FeedSpec:
+    """How a value fed to `output` is checked: its dtype, and a placeholder's shape."""
+    return FeedSpec(output.name, output.dtype.base, _placeholder_shape(output))
 
 
 def _placeholder_shape(output: Output) -> tuple | None:
