@@ -53,7 +53,7 @@ def usage(flag_values: FlagValues | None = None, full: bool = False) -> str:
         text = f"\n       USAGE: {program} [flags]"
     flags_text = flag_values.get_help() if full else flag_values.main_module_help()
     if flags_text:
-        text += "\nflags:\n\n" + flags_text
+        text += "\nflags:\n" + flags_text
     text += "\n"
     return text if full else text + "\nTry --helpfull to get a list of all flags.\n"
 

@@ -27,7 +27,8 @@ TF1_NAMES = json.loads(
 SUB_NAMESPACES = {
     "nn": ["experimental", "rnn_cell"], "io": ["gfile"], "compat": ["v1"],
     "lookup": ["experimental"],
-    "app": ["flags"], "math": ["special"], "mixed_precision": ["experimental"],
+    "app": ["flags"], "flags": ["tf_decorator"], "math": ["special"],
+    "mixed_precision": ["experimental"],
     "random": ["experimental"], "config": ["experimental", "optimizer", "threading"],
     "data": ["experimental"], "train": ["queue_runner"], "xla": ["experimental"],
     "distribute": ["cluster_resolver", "experimental"], "experimental": ["extension_type"],
