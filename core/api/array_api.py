@@ -509,7 +509,9 @@ def _filled(value: Any, shape: Any, dtype: Any, name: str | None, default_name: 
             if static.is_fully_defined() and static.num_elements() < _SMALL:
                 return constant(value, dtype, shape=static.as_list(), name=scope)
             shape = shape_tensor(static.as_list(), name="shape_as_tensor")
-        dims = convert_to_tensor(shape, dtypes.int32)
+        # A shape tensor keeps its type (int32 or int64), as in TensorFlow; a list holding
+        # tensors is packed as int32 (its int64 tensors cast).
+        dims = shape if isinstance(shape, Tensor) else convert_to_tensor(shape, dtypes.int32)
         if dims.shape.ndims == 0:
             dims = reshape(dims, [-1])
         return fill(dims, constant(value, dtype), name=scope)

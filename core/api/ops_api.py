@@ -90,16 +90,65 @@ def convert_to_tensor(value: Any, dtype: Any = None, name: str | None = None,
     if isinstance(value, Operation):
         raise TypeError(f"cannot convert operation {value.name!r} to a tensor (it has no value)")
     if isinstance(value, (list, tuple)) and _contains_tensor(value):
-        from tfx.core.api.array_api import stack
-
-        return stack([convert_to_tensor(v, dtype, preferred_dtype=preferred_dtype)
-                      for v in value], name=name or "packed")
+        return _autopack(value, dtype or (
+            dtypes.as_dtype(preferred_dtype) if preferred_dtype is not None else None),
+            name or "packed")
     if dtype is None and preferred_dtype is not None:
         try:
             return constant(value, dtype=preferred_dtype, name=name or "Const")
         except (TypeError, ValueError):
             pass
     return constant(value, dtype=dtype, name=name or "Const")
+
+
+def _autopack(value: list | tuple, dtype: dtypes.DType | None, name: str) -> Tensor:
+    """A (nested) list holding tensors as one `Pack`ed tensor, as TensorFlow packs it: of
+    `dtype`, its tensors cast to it, or else of its first tensor's type, which its other
+    tensors must have (TypeError) and its plain values are made constants of."""
+    from tfx.core.api.graph_builder import name_scope
+
+    def tensors_of(items: Any) -> Any:
+        if isinstance(items, (list, tuple)):
+            return [tensors_of(v) for v in items]
+        return convert_to_tensor(items) if _is_tensor_like(items) else items
+
+    def first_dtype(items: list) -> dtypes.DType | None:
+        for item in items:
+            found = item.dtype.base if isinstance(item, Tensor) else (
+                first_dtype(item) if isinstance(item, list) else None)
+            if found is not None:
+                return found
+        return None
+
+    def cast_all(items: Any, to: dtypes.DType) -> Any:
+        if isinstance(items, list):
+            return [cast_all(v, to) for v in items]
+        if isinstance(items, Tensor) and items.dtype.base is not to:
+            return apply_op("Cast", x=items, DstT=to, Truncate=False, name="Cast")
+        return items
+
+    def pack(items: list, scope_name: str) -> Any:
+        with name_scope(scope_name) as scope:
+            parts = []
+            for i, item in enumerate(items):
+                if isinstance(item, Tensor) and item.dtype.base is not dtype:
+                    raise TypeError(f"Cannot convert a list containing a tensor of dtype "
+                                    f"{item.dtype!r} to {dtype!r} (Tensor is: {item!r})")
+                parts.append(pack(item, str(i)) if isinstance(item, list) else item)
+            if not any(isinstance(p, Tensor) for p in parts):
+                return parts
+            return apply_op("Pack", values=[
+                p if isinstance(p, Tensor) else constant(p, dtype, name=str(i))
+                for i, p in enumerate(parts)], name=scope)
+
+    items = tensors_of(value)
+    inferred = first_dtype(items)
+    if dtype is None:
+        dtype = inferred
+    elif dtype.base is not inferred:
+        dtype = dtype.base
+        items = cast_all(items, dtype)
+    return pack(items, name)
 
 
 def _contains_tensor(value: Any) -> bool:
@@ -452,6 +501,10 @@ def _const_name(arg: Any, index: int, values: list) -> str:
 def _convert_one(value: Any, dtype: dtypes.DType | None, arg: Any, name: str, where: str,
                  preferred: dtypes.DType | None = None) -> Tensor:
     try:
+        # A list holding tensors takes their type, as TensorFlow infers it before trying
+        # the attr's default (which would cast them).
+        if preferred is not None and _contains_tensor(value):
+            preferred = None
         tensor = convert_to_tensor(value, None if _is_tensor_like(value) else dtype, name=name,
                                    preferred_dtype=preferred, as_ref=arg.is_ref)
     except (TypeError, ValueError, InvalidArgumentError) as exc:

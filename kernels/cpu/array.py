@@ -483,6 +483,9 @@ class Fill(OpKernel):
         if value.ndim > 1 or value.size != 1:
             raise InvalidArgumentError(f"value must be a scalar, got shape {list(value.shape)}")
         value = value.reshape(())
+        for size in shape:
+            if size < 0:
+                raise InvalidArgumentError(f"Dimension {size} must be >= 0")  # TF's words
         check_allocation(shape, self._dtype.itemsize, "Fill")
         return (namespace(value).full(shape, value, dtype=self._dtype),)
 
