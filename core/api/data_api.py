@@ -198,6 +198,13 @@ class DatasetV2:
         raise RuntimeError("`tf.data.Dataset` only supports Python-style iteration in eager "
                            "mode or within tf.function.")
 
+    def as_numpy_iterator(self) -> Any:
+        """TensorFlow's iterator of numpy elements (`tf.data.NumpyIterator`) exists only in
+        eager mode: in the graph, which is where tfx's datasets live, TensorFlow 2.21 raises
+        this RuntimeError. Run `make_one_shot_iterator(dataset).get_next()` in a session."""
+        raise RuntimeError("`tf.data.Dataset.as_numpy_iterator()` is only supported in "
+                           "eager mode.")
+
     def __len__(self) -> int:
         raise TypeError("`tf.data.Dataset` only supports `len` in eager mode. Use "
                         "`tf.data.Dataset.cardinality()` instead.")

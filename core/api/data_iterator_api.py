@@ -26,8 +26,11 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from tfx.core import dtypes
 from tfx.core.api import data_structure as structure
+from tfx.core.api import nest_api as nest
 from tfx.core.api.data_api import DatasetV2, _normalize, _signature
 from tfx.core.api.data_structure import OptionalSpec
 from tfx.core.api.function_tracing import FuncGraph, trace_with
@@ -36,11 +39,44 @@ from tfx.core.api.ops_api import apply_op, convert_to_tensor
 from tfx.core.op_registry import get_op
 from tfx.protos import graph_pb2
 
-__all__ = ["Iterator", "Optional", "make_one_shot_iterator", "make_initializable_iterator",
-           "get_next_as_optional"]
+__all__ = ["Iterator", "NumpyIterator", "Optional", "make_one_shot_iterator",
+           "make_initializable_iterator", "get_next_as_optional"]
 
 GLOBAL_ITERATORS = "iterators"  # the graph collection of iterator resources
 _PLACEHOLDERS = frozenset({"Placeholder", "PlaceholderV2", "PlaceholderWithDefault"})
+
+
+class NumpyIterator:
+    """TensorFlow's iterator over a dataset's elements as numpy values, what
+    `Dataset.as_numpy_iterator()` returns in eager mode.
+
+    It starts with Python iteration over `dataset`, which TensorFlow 2.21 refuses outside
+    eager mode and tf.function: in tfx's graphs it raises that RuntimeError, as TensorFlow's
+    does in a graph. Each element is the nest of its leaves' `.numpy()` values, arrays made
+    read-only as TensorFlow makes them.
+    """
+
+    def __init__(self, dataset: Any) -> None:
+        self._iterator = iter(dataset)
+
+    def __iter__(self) -> NumpyIterator:
+        return self
+
+    def __next__(self) -> Any:
+        def to_numpy(leaf: Any) -> Any:
+            value = None if leaf is None else leaf.numpy()
+            if isinstance(value, np.ndarray):
+                value.setflags(write=False)
+            return value
+
+        return nest.map_structure(to_numpy, next(self._iterator))
+
+    def next(self) -> Any:
+        """The next element (Python 2's name, kept by TensorFlow)."""
+        return self.__next__()
+
+    def __repr__(self) -> str:
+        return f"NumpyIterator(iterator={self._iterator!r})"
 
 
 class Iterator:

@@ -38,10 +38,12 @@ from tfx.core.api import ctc_decoder_api as _ctc_decoder_api
 from tfx.core.api import data_api as _data_api
 from tfx.core.api import data_checkpoint_api as _data_checkpoint_api
 from tfx.core.api import data_experimental_api as _data_experimental_api
+from tfx.core.api import data_experimental_device_api as _data_experimental_device_api
 from tfx.core.api import data_experimental_more_api as _data_experimental_more_api
 from tfx.core.api import data_experimental_readers_api as _data_experimental_readers_api
 from tfx.core.api import data_iterator_api as _data_iterator_api
 from tfx.core.api import data_structure as _data_structure
+from tfx.core.api import debugging_api as _debugging_api
 from tfx.core.api import device_setter_api as _device_setter_api
 from tfx.core.api import dispatch_api as _dispatch_api
 from tfx.core.api import distribute_cluster_resolver_api as _distribute_cluster_resolver_api
@@ -946,7 +948,7 @@ layers = _namespace("layers", _layers_api.__doc__, [_layers_api])
 sparse = _namespace("sparse", _sparse_api.__doc__, [_sparse_features_api],
                     **_sparse_api.SPARSE_NAMESPACE,
                     SparseConditionalAccumulator=SparseConditionalAccumulator)
-debugging = _namespace("debugging", _check_ops_api.__doc__, [_check_ops_api],
+debugging = _namespace("debugging", _check_ops_api.__doc__, [_check_ops_api, _debugging_api],
                        assert_shapes=_assert_shapes_api.assert_shapes,
                        get_log_device_placement=_config_api.get_log_device_placement,
                        set_log_device_placement=_config_api.set_log_device_placement,
@@ -968,12 +970,12 @@ data = _namespace(
     **_named(["AUTOTUNE", "FixedLengthRecordDataset", "INFINITE_CARDINALITY", "Options",
               "TFRecordDataset", "TextLineDataset", "ThreadingOptions", "UNKNOWN_CARDINALITY",
               "get_output_classes", "get_output_shapes", "get_output_types"], _data_api),
-    **_named(["Iterator", "make_initializable_iterator", "make_one_shot_iterator"],
-             _data_iterator_api),
+    **_named(["Iterator", "NumpyIterator", "make_initializable_iterator",
+              "make_one_shot_iterator"], _data_iterator_api),
     Dataset=_data_api.DatasetV1, DatasetSpec=_data_structure.DatasetSpec,
     experimental=_namespace("data.experimental", _data_experimental_api.__doc__,
-                            [_data_experimental_api, _data_experimental_more_api,
-                             _data_experimental_readers_api],
+                            [_data_experimental_api, _data_experimental_device_api,
+                             _data_experimental_more_api, _data_experimental_readers_api],
                             make_saveable_from_iterator=(
                                 _data_checkpoint_api.make_saveable_from_iterator)))
 ragged = _namespace(

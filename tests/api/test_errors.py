@@ -31,8 +31,7 @@ def test_namespace_holds_tensorflow_names_only():
     public = sorted(n for n in dir(tf.errors) if not n.startswith("_"))
     assert public == sorted(tf.errors.__all__)
     assert set(public) <= set(TF1_ERRORS)
-    # everything but the deprecated raise_exception_on_not_ok_status (a TF_Status guard)
-    assert set(TF1_ERRORS) - set(public) == {"raise_exception_on_not_ok_status"}
+    assert set(TF1_ERRORS) - set(public) == set()
 
 
 @pytest.mark.parametrize("name, code", sorted(TF_CODES.items()))
