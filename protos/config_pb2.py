@@ -23,11 +23,12 @@ _sym_db = _symbol_database.Default()
 
 
 from tfx.protos import graph_pb2 as tfx_dot_protos_dot_graph__pb2
+from tfx.protos import rewriter_config_pb2 as tfx_dot_protos_dot_rewriter__config__pb2
 from tfx.protos import tensor_pb2 as tfx_dot_protos_dot_tensor__pb2
 from tfx.protos import types_pb2 as tfx_dot_protos_dot_types__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x17tfx/protos/config.proto\x12\x03tfx\x1a\x16tfx/protos/graph.proto\x1a\x17tfx/protos/tensor.proto\x1a\x16tfx/protos/types.proto\"\x89\x02\n\nGPUOptions\x12\'\n\x1fper_process_gpu_memory_fraction\x18\x01 \x01(\x01\x12\x16\n\x0e\x61llocator_type\x18\x02 \x01(\t\x12\x1f\n\x17\x64\x65\x66\x65rred_deletion_bytes\x18\x03 \x01(\x03\x12\x14\n\x0c\x61llow_growth\x18\x04 \x01(\x08\x12\x1b\n\x13visible_device_list\x18\x05 \x01(\t\x12\"\n\x1apolling_active_delay_usecs\x18\x06 \x01(\x05\x12$\n\x1cpolling_inactive_delay_msecs\x18\x07 \x01(\x05\x12\x1c\n\x14\x66orce_gpu_compatible\x18\x08 \x01(\x08\"\x8f\x03\n\x10OptimizerOptions\x12+\n#do_common_subexpression_elimination\x18\x01 \x01(\x08\x12\x1b\n\x13\x64o_constant_folding\x18\x02 \x01(\x08\x12.\n\topt_level\x18\x03 \x01(\x0e\x32\x1b.tfx.OptimizerOptions.Level\x12\x1c\n\x14\x64o_function_inlining\x18\x04 \x01(\x08\x12>\n\x10global_jit_level\x18\x05 \x01(\x0e\x32$.tfx.OptimizerOptions.GlobalJitLevel\x12$\n\x1cmax_folded_constant_in_bytes\x18\x06 \x01(\x03\x12\x16\n\x0e\x63pu_global_jit\x18\x07 \x01(\x08\" \n\x05Level\x12\x06\n\x02L1\x10\x00\x12\x0f\n\x02L0\x10\xff\xff\xff\xff\xff\xff\xff\xff\xff\x01\"C\n\x0eGlobalJitLevel\x12\x0b\n\x07\x44\x45\x46\x41ULT\x10\x00\x12\x10\n\x03OFF\x10\xff\xff\xff\xff\xff\xff\xff\xff\xff\x01\x12\x08\n\x04ON_1\x10\x01\x12\x08\n\x04ON_2\x10\x02\"\x85\x02\n\x0cGraphOptions\x12\x1e\n\x16\x65nable_recv_scheduling\x18\x02 \x01(\x08\x12\x30\n\x11optimizer_options\x18\x03 \x01(\x0b\x32\x15.tfx.OptimizerOptions\x12\x18\n\x10\x62uild_cost_model\x18\x04 \x01(\x03\x12\x14\n\x0cinfer_shapes\x18\x05 \x01(\x08\x12\x1a\n\x12place_pruned_graph\x18\x06 \x01(\x08\x12 \n\x18\x65nable_bfloat16_sendrecv\x18\x07 \x01(\x08\x12\x15\n\rtimeline_step\x18\x08 \x01(\x05\x12\x1e\n\x16\x62uild_cost_model_after\x18\t \x01(\x03\"A\n\x15ThreadPoolOptionProto\x12\x13\n\x0bnum_threads\x18\x01 \x01(\x05\x12\x13\n\x0bglobal_name\x18\x02 \x01(\t\"k\n\x06JobDef\x12\x0c\n\x04name\x18\x01 \x01(\t\x12%\n\x05tasks\x18\x02 \x03(\x0b\x32\x16.tfx.JobDef.TasksEntry\x1a,\n\nTasksEntry\x12\x0b\n\x03key\x18\x01 \x01(\x05\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\"&\n\nClusterDef\x12\x18\n\x03job\x18\x01 \x03(\x0b\x32\x0b.tfx.JobDef\"\xf7\x04\n\x0b\x43onfigProto\x12\x37\n\x0c\x64\x65vice_count\x18\x01 \x03(\x0b\x32!.tfx.ConfigProto.DeviceCountEntry\x12$\n\x1cintra_op_parallelism_threads\x18\x02 \x01(\x05\x12\x18\n\x10placement_period\x18\x03 \x01(\x05\x12\x16\n\x0e\x64\x65vice_filters\x18\x04 \x03(\t\x12$\n\x1cinter_op_parallelism_threads\x18\x05 \x01(\x05\x12$\n\x0bgpu_options\x18\x06 \x01(\x0b\x32\x0f.tfx.GPUOptions\x12\x1c\n\x14\x61llow_soft_placement\x18\x07 \x01(\x08\x12\x1c\n\x14log_device_placement\x18\x08 \x01(\x08\x12\x1f\n\x17use_per_session_threads\x18\t \x01(\x08\x12(\n\rgraph_options\x18\n \x01(\x0b\x32\x11.tfx.GraphOptions\x12\x1f\n\x17operation_timeout_in_ms\x18\x0b \x01(\x03\x12@\n\x1csession_inter_op_thread_pool\x18\x0c \x03(\x0b\x32\x1a.tfx.ThreadPoolOptionProto\x12$\n\x0b\x63luster_def\x18\x0e \x01(\x0b\x32\x0f.tfx.ClusterDef\x12\x1d\n\x15isolate_session_state\x18\x0f \x01(\x08\x12(\n share_cluster_devices_in_session\x18\x11 \x01(\x08\x1a\x32\n\x10\x44\x65viceCountEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\x05:\x02\x38\x01\"\xb6\x01\n\tServerDef\x12 \n\x07\x63luster\x18\x01 \x01(\x0b\x32\x0f.tfx.ClusterDef\x12\x10\n\x08job_name\x18\x02 \x01(\t\x12\x12\n\ntask_index\x18\x03 \x01(\x05\x12\x30\n\x16\x64\x65\x66\x61ult_session_config\x18\x04 \x01(\x0b\x32\x10.tfx.ConfigProto\x12\x10\n\x08protocol\x18\x05 \x01(\t\x12\x0c\n\x04port\x18\x06 \x01(\x05\x12\x0f\n\x07replica\x18\x08 \x01(\x05\"\x93\x02\n\nRunOptions\x12/\n\x0btrace_level\x18\x01 \x01(\x0e\x32\x1a.tfx.RunOptions.TraceLevel\x12\x15\n\rtimeout_in_ms\x18\x02 \x01(\x03\x12\x1c\n\x14inter_op_thread_pool\x18\x03 \x01(\x05\x12\x1f\n\x17output_partition_graphs\x18\x05 \x01(\x08\x12*\n\"report_tensor_allocations_upon_oom\x18\x07 \x01(\x08\"R\n\nTraceLevel\x12\x0c\n\x08NO_TRACE\x10\x00\x12\x12\n\x0eSOFTWARE_TRACE\x10\x01\x12\x12\n\x0eHARDWARE_TRACE\x10\x02\x12\x0e\n\nFULL_TRACE\x10\x03\"\xa3\x01\n\x15\x41llocationDescription\x12\x17\n\x0frequested_bytes\x18\x01 \x01(\x03\x12\x17\n\x0f\x61llocated_bytes\x18\x02 \x01(\x03\x12\x16\n\x0e\x61llocator_name\x18\x03 \x01(\t\x12\x15\n\rallocation_id\x18\x04 \x01(\x03\x12\x1c\n\x14has_single_reference\x18\x05 \x01(\x08\x12\x0b\n\x03ptr\x18\x06 \x01(\x04\"\x93\x01\n\x11TensorDescription\x12\x1c\n\x05\x64type\x18\x01 \x01(\x0e\x32\r.tfx.DataType\x12$\n\x05shape\x18\x02 \x01(\x0b\x32\x15.tfx.TensorShapeProto\x12:\n\x16\x61llocation_description\x18\x04 \x01(\x0b\x32\x1a.tfx.AllocationDescription\"=\n\x10\x41llocationRecord\x12\x14\n\x0c\x61lloc_micros\x18\x01 \x01(\x03\x12\x13\n\x0b\x61lloc_bytes\x18\x02 \x01(\x03\"\xbd\x01\n\x13\x41llocatorMemoryUsed\x12\x16\n\x0e\x61llocator_name\x18\x01 \x01(\t\x12\x13\n\x0btotal_bytes\x18\x02 \x01(\x03\x12\x12\n\npeak_bytes\x18\x03 \x01(\x03\x12\x12\n\nlive_bytes\x18\x04 \x01(\x03\x12\x1e\n\x16\x61llocator_bytes_in_use\x18\x05 \x01(\x03\x12\x31\n\x12\x61llocation_records\x18\x06 \x03(\x0b\x32\x15.tfx.AllocationRecord\"N\n\nNodeOutput\x12\x0c\n\x04slot\x18\x01 \x01(\x05\x12\x32\n\x12tensor_description\x18\x03 \x01(\x0b\x32\x16.tfx.TensorDescription\"\xe0\x01\n\x0bMemoryStats\x12\x18\n\x10temp_memory_size\x18\x01 \x01(\x03\x12\x1f\n\x17\x64\x65vice_temp_memory_size\x18\x02 \x01(\x03\x12\x1e\n\x16persistent_memory_size\x18\x03 \x01(\x03\x12%\n\x1d\x64\x65vice_persistent_memory_size\x18\x04 \x01(\x03\x12#\n\x1bpersistent_tensor_alloc_ids\x18\x05 \x03(\x03\x12*\n\"device_persistent_tensor_alloc_ids\x18\x06 \x03(\x03\"\x82\x04\n\rNodeExecStats\x12\x11\n\tnode_name\x18\x01 \x01(\t\x12\x18\n\x10\x61ll_start_micros\x18\x02 \x01(\x03\x12\x1b\n\x13op_start_rel_micros\x18\x03 \x01(\x03\x12\x19\n\x11op_end_rel_micros\x18\x04 \x01(\x03\x12\x1a\n\x12\x61ll_end_rel_micros\x18\x05 \x01(\x03\x12(\n\x06memory\x18\x06 \x03(\x0b\x32\x18.tfx.AllocatorMemoryUsed\x12\x1f\n\x06output\x18\x07 \x03(\x0b\x32\x0f.tfx.NodeOutput\x12\x16\n\x0etimeline_label\x18\x08 \x01(\t\x12\x18\n\x10scheduled_micros\x18\t \x01(\x03\x12\x11\n\tthread_id\x18\n \x01(\r\x12\x35\n\x11referenced_tensor\x18\x0b \x03(\x0b\x32\x1a.tfx.AllocationDescription\x12&\n\x0cmemory_stats\x18\x0c \x01(\x0b\x32\x10.tfx.MemoryStats\x12\x17\n\x0f\x61ll_start_nanos\x18\r \x01(\x03\x12\x1a\n\x12op_start_rel_nanos\x18\x0e \x01(\x03\x12\x18\n\x10op_end_rel_nanos\x18\x0f \x01(\x03\x12\x19\n\x11\x61ll_end_rel_nanos\x18\x10 \x01(\x03\x12\x17\n\x0fscheduled_nanos\x18\x11 \x01(\x03\"\xba\x01\n\x0f\x44\x65viceStepStats\x12\x0e\n\x06\x64\x65vice\x18\x01 \x01(\t\x12&\n\nnode_stats\x18\x02 \x03(\x0b\x32\x12.tfx.NodeExecStats\x12;\n\x0cthread_names\x18\x03 \x03(\x0b\x32%.tfx.DeviceStepStats.ThreadNamesEntry\x1a\x32\n\x10ThreadNamesEntry\x12\x0b\n\x03key\x18\x01 \x01(\r\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\"4\n\tStepStats\x12\'\n\tdev_stats\x18\x01 \x03(\x0b\x32\x14.tfx.DeviceStepStats\"Z\n\x0bRunMetadata\x12\"\n\nstep_stats\x18\x01 \x01(\x0b\x32\x0e.tfx.StepStats\x12\'\n\x10partition_graphs\x18\x03 \x03(\x0b\x32\r.tfx.GraphDefb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x17tfx/protos/config.proto\x12\x03tfx\x1a\x16tfx/protos/graph.proto\x1a tfx/protos/rewriter_config.proto\x1a\x17tfx/protos/tensor.proto\x1a\x16tfx/protos/types.proto\"\x89\x02\n\nGPUOptions\x12\'\n\x1fper_process_gpu_memory_fraction\x18\x01 \x01(\x01\x12\x16\n\x0e\x61llocator_type\x18\x02 \x01(\t\x12\x1f\n\x17\x64\x65\x66\x65rred_deletion_bytes\x18\x03 \x01(\x03\x12\x14\n\x0c\x61llow_growth\x18\x04 \x01(\x08\x12\x1b\n\x13visible_device_list\x18\x05 \x01(\t\x12\"\n\x1apolling_active_delay_usecs\x18\x06 \x01(\x05\x12$\n\x1cpolling_inactive_delay_msecs\x18\x07 \x01(\x05\x12\x1c\n\x14\x66orce_gpu_compatible\x18\x08 \x01(\x08\"\x8f\x03\n\x10OptimizerOptions\x12+\n#do_common_subexpression_elimination\x18\x01 \x01(\x08\x12\x1b\n\x13\x64o_constant_folding\x18\x02 \x01(\x08\x12.\n\topt_level\x18\x03 \x01(\x0e\x32\x1b.tfx.OptimizerOptions.Level\x12\x1c\n\x14\x64o_function_inlining\x18\x04 \x01(\x08\x12>\n\x10global_jit_level\x18\x05 \x01(\x0e\x32$.tfx.OptimizerOptions.GlobalJitLevel\x12$\n\x1cmax_folded_constant_in_bytes\x18\x06 \x01(\x03\x12\x16\n\x0e\x63pu_global_jit\x18\x07 \x01(\x08\" \n\x05Level\x12\x06\n\x02L1\x10\x00\x12\x0f\n\x02L0\x10\xff\xff\xff\xff\xff\xff\xff\xff\xff\x01\"C\n\x0eGlobalJitLevel\x12\x0b\n\x07\x44\x45\x46\x41ULT\x10\x00\x12\x10\n\x03OFF\x10\xff\xff\xff\xff\xff\xff\xff\xff\xff\x01\x12\x08\n\x04ON_1\x10\x01\x12\x08\n\x04ON_2\x10\x02\"\xb3\x02\n\x0cGraphOptions\x12\x1e\n\x16\x65nable_recv_scheduling\x18\x02 \x01(\x08\x12\x30\n\x11optimizer_options\x18\x03 \x01(\x0b\x32\x15.tfx.OptimizerOptions\x12\x18\n\x10\x62uild_cost_model\x18\x04 \x01(\x03\x12\x14\n\x0cinfer_shapes\x18\x05 \x01(\x08\x12\x1a\n\x12place_pruned_graph\x18\x06 \x01(\x08\x12 \n\x18\x65nable_bfloat16_sendrecv\x18\x07 \x01(\x08\x12\x15\n\rtimeline_step\x18\x08 \x01(\x05\x12\x1e\n\x16\x62uild_cost_model_after\x18\t \x01(\x03\x12,\n\x0frewrite_options\x18\n \x01(\x0b\x32\x13.tfx.RewriterConfig\"A\n\x15ThreadPoolOptionProto\x12\x13\n\x0bnum_threads\x18\x01 \x01(\x05\x12\x13\n\x0bglobal_name\x18\x02 \x01(\t\"k\n\x06JobDef\x12\x0c\n\x04name\x18\x01 \x01(\t\x12%\n\x05tasks\x18\x02 \x03(\x0b\x32\x16.tfx.JobDef.TasksEntry\x1a,\n\nTasksEntry\x12\x0b\n\x03key\x18\x01 \x01(\x05\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\"&\n\nClusterDef\x12\x18\n\x03job\x18\x01 \x03(\x0b\x32\x0b.tfx.JobDef\"\xf7\x04\n\x0b\x43onfigProto\x12\x37\n\x0c\x64\x65vice_count\x18\x01 \x03(\x0b\x32!.tfx.ConfigProto.DeviceCountEntry\x12$\n\x1cintra_op_parallelism_threads\x18\x02 \x01(\x05\x12\x18\n\x10placement_period\x18\x03 \x01(\x05\x12\x16\n\x0e\x64\x65vice_filters\x18\x04 \x03(\t\x12$\n\x1cinter_op_parallelism_threads\x18\x05 \x01(\x05\x12$\n\x0bgpu_options\x18\x06 \x01(\x0b\x32\x0f.tfx.GPUOptions\x12\x1c\n\x14\x61llow_soft_placement\x18\x07 \x01(\x08\x12\x1c\n\x14log_device_placement\x18\x08 \x01(\x08\x12\x1f\n\x17use_per_session_threads\x18\t \x01(\x08\x12(\n\rgraph_options\x18\n \x01(\x0b\x32\x11.tfx.GraphOptions\x12\x1f\n\x17operation_timeout_in_ms\x18\x0b \x01(\x03\x12@\n\x1csession_inter_op_thread_pool\x18\x0c \x03(\x0b\x32\x1a.tfx.ThreadPoolOptionProto\x12$\n\x0b\x63luster_def\x18\x0e \x01(\x0b\x32\x0f.tfx.ClusterDef\x12\x1d\n\x15isolate_session_state\x18\x0f \x01(\x08\x12(\n share_cluster_devices_in_session\x18\x11 \x01(\x08\x1a\x32\n\x10\x44\x65viceCountEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\x05:\x02\x38\x01\"\xb6\x01\n\tServerDef\x12 \n\x07\x63luster\x18\x01 \x01(\x0b\x32\x0f.tfx.ClusterDef\x12\x10\n\x08job_name\x18\x02 \x01(\t\x12\x12\n\ntask_index\x18\x03 \x01(\x05\x12\x30\n\x16\x64\x65\x66\x61ult_session_config\x18\x04 \x01(\x0b\x32\x10.tfx.ConfigProto\x12\x10\n\x08protocol\x18\x05 \x01(\t\x12\x0c\n\x04port\x18\x06 \x01(\x05\x12\x0f\n\x07replica\x18\x08 \x01(\x05\"\x93\x02\n\nRunOptions\x12/\n\x0btrace_level\x18\x01 \x01(\x0e\x32\x1a.tfx.RunOptions.TraceLevel\x12\x15\n\rtimeout_in_ms\x18\x02 \x01(\x03\x12\x1c\n\x14inter_op_thread_pool\x18\x03 \x01(\x05\x12\x1f\n\x17output_partition_graphs\x18\x05 \x01(\x08\x12*\n\"report_tensor_allocations_upon_oom\x18\x07 \x01(\x08\"R\n\nTraceLevel\x12\x0c\n\x08NO_TRACE\x10\x00\x12\x12\n\x0eSOFTWARE_TRACE\x10\x01\x12\x12\n\x0eHARDWARE_TRACE\x10\x02\x12\x0e\n\nFULL_TRACE\x10\x03\"\xa3\x01\n\x15\x41llocationDescription\x12\x17\n\x0frequested_bytes\x18\x01 \x01(\x03\x12\x17\n\x0f\x61llocated_bytes\x18\x02 \x01(\x03\x12\x16\n\x0e\x61llocator_name\x18\x03 \x01(\t\x12\x15\n\rallocation_id\x18\x04 \x01(\x03\x12\x1c\n\x14has_single_reference\x18\x05 \x01(\x08\x12\x0b\n\x03ptr\x18\x06 \x01(\x04\"\x93\x01\n\x11TensorDescription\x12\x1c\n\x05\x64type\x18\x01 \x01(\x0e\x32\r.tfx.DataType\x12$\n\x05shape\x18\x02 \x01(\x0b\x32\x15.tfx.TensorShapeProto\x12:\n\x16\x61llocation_description\x18\x04 \x01(\x0b\x32\x1a.tfx.AllocationDescription\"=\n\x10\x41llocationRecord\x12\x14\n\x0c\x61lloc_micros\x18\x01 \x01(\x03\x12\x13\n\x0b\x61lloc_bytes\x18\x02 \x01(\x03\"\xbd\x01\n\x13\x41llocatorMemoryUsed\x12\x16\n\x0e\x61llocator_name\x18\x01 \x01(\t\x12\x13\n\x0btotal_bytes\x18\x02 \x01(\x03\x12\x12\n\npeak_bytes\x18\x03 \x01(\x03\x12\x12\n\nlive_bytes\x18\x04 \x01(\x03\x12\x1e\n\x16\x61llocator_bytes_in_use\x18\x05 \x01(\x03\x12\x31\n\x12\x61llocation_records\x18\x06 \x03(\x0b\x32\x15.tfx.AllocationRecord\"N\n\nNodeOutput\x12\x0c\n\x04slot\x18\x01 \x01(\x05\x12\x32\n\x12tensor_description\x18\x03 \x01(\x0b\x32\x16.tfx.TensorDescription\"\xe0\x01\n\x0bMemoryStats\x12\x18\n\x10temp_memory_size\x18\x01 \x01(\x03\x12\x1f\n\x17\x64\x65vice_temp_memory_size\x18\x02 \x01(\x03\x12\x1e\n\x16persistent_memory_size\x18\x03 \x01(\x03\x12%\n\x1d\x64\x65vice_persistent_memory_size\x18\x04 \x01(\x03\x12#\n\x1bpersistent_tensor_alloc_ids\x18\x05 \x03(\x03\x12*\n\"device_persistent_tensor_alloc_ids\x18\x06 \x03(\x03\"\x82\x04\n\rNodeExecStats\x12\x11\n\tnode_name\x18\x01 \x01(\t\x12\x18\n\x10\x61ll_start_micros\x18\x02 \x01(\x03\x12\x1b\n\x13op_start_rel_micros\x18\x03 \x01(\x03\x12\x19\n\x11op_end_rel_micros\x18\x04 \x01(\x03\x12\x1a\n\x12\x61ll_end_rel_micros\x18\x05 \x01(\x03\x12(\n\x06memory\x18\x06 \x03(\x0b\x32\x18.tfx.AllocatorMemoryUsed\x12\x1f\n\x06output\x18\x07 \x03(\x0b\x32\x0f.tfx.NodeOutput\x12\x16\n\x0etimeline_label\x18\x08 \x01(\t\x12\x18\n\x10scheduled_micros\x18\t \x01(\x03\x12\x11\n\tthread_id\x18\n \x01(\r\x12\x35\n\x11referenced_tensor\x18\x0b \x03(\x0b\x32\x1a.tfx.AllocationDescription\x12&\n\x0cmemory_stats\x18\x0c \x01(\x0b\x32\x10.tfx.MemoryStats\x12\x17\n\x0f\x61ll_start_nanos\x18\r \x01(\x03\x12\x1a\n\x12op_start_rel_nanos\x18\x0e \x01(\x03\x12\x18\n\x10op_end_rel_nanos\x18\x0f \x01(\x03\x12\x19\n\x11\x61ll_end_rel_nanos\x18\x10 \x01(\x03\x12\x17\n\x0fscheduled_nanos\x18\x11 \x01(\x03\"\xba\x01\n\x0f\x44\x65viceStepStats\x12\x0e\n\x06\x64\x65vice\x18\x01 \x01(\t\x12&\n\nnode_stats\x18\x02 \x03(\x0b\x32\x12.tfx.NodeExecStats\x12;\n\x0cthread_names\x18\x03 \x03(\x0b\x32%.tfx.DeviceStepStats.ThreadNamesEntry\x1a\x32\n\x10ThreadNamesEntry\x12\x0b\n\x03key\x18\x01 \x01(\r\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\"4\n\tStepStats\x12\'\n\tdev_stats\x18\x01 \x03(\x0b\x32\x14.tfx.DeviceStepStats\"Z\n\x0bRunMetadata\x12\"\n\nstep_stats\x18\x01 \x01(\x0b\x32\x0e.tfx.StepStats\x12\'\n\x10partition_graphs\x18\x03 \x03(\x0b\x32\r.tfx.GraphDefb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -40,54 +41,54 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_CONFIGPROTO_DEVICECOUNTENTRY']._serialized_options = b'8\001'
   _globals['_DEVICESTEPSTATS_THREADNAMESENTRY']._loaded_options = None
   _globals['_DEVICESTEPSTATS_THREADNAMESENTRY']._serialized_options = b'8\001'
-  _globals['_GPUOPTIONS']._serialized_start=106
-  _globals['_GPUOPTIONS']._serialized_end=371
-  _globals['_OPTIMIZEROPTIONS']._serialized_start=374
-  _globals['_OPTIMIZEROPTIONS']._serialized_end=773
-  _globals['_OPTIMIZEROPTIONS_LEVEL']._serialized_start=672
-  _globals['_OPTIMIZEROPTIONS_LEVEL']._serialized_end=704
-  _globals['_OPTIMIZEROPTIONS_GLOBALJITLEVEL']._serialized_start=706
-  _globals['_OPTIMIZEROPTIONS_GLOBALJITLEVEL']._serialized_end=773
-  _globals['_GRAPHOPTIONS']._serialized_start=776
-  _globals['_GRAPHOPTIONS']._serialized_end=1037
-  _globals['_THREADPOOLOPTIONPROTO']._serialized_start=1039
-  _globals['_THREADPOOLOPTIONPROTO']._serialized_end=1104
-  _globals['_JOBDEF']._serialized_start=1106
-  _globals['_JOBDEF']._serialized_end=1213
-  _globals['_JOBDEF_TASKSENTRY']._serialized_start=1169
-  _globals['_JOBDEF_TASKSENTRY']._serialized_end=1213
-  _globals['_CLUSTERDEF']._serialized_start=1215
-  _globals['_CLUSTERDEF']._serialized_end=1253
-  _globals['_CONFIGPROTO']._serialized_start=1256
-  _globals['_CONFIGPROTO']._serialized_end=1887
-  _globals['_CONFIGPROTO_DEVICECOUNTENTRY']._serialized_start=1837
-  _globals['_CONFIGPROTO_DEVICECOUNTENTRY']._serialized_end=1887
-  _globals['_SERVERDEF']._serialized_start=1890
-  _globals['_SERVERDEF']._serialized_end=2072
-  _globals['_RUNOPTIONS']._serialized_start=2075
-  _globals['_RUNOPTIONS']._serialized_end=2350
-  _globals['_RUNOPTIONS_TRACELEVEL']._serialized_start=2268
-  _globals['_RUNOPTIONS_TRACELEVEL']._serialized_end=2350
-  _globals['_ALLOCATIONDESCRIPTION']._serialized_start=2353
-  _globals['_ALLOCATIONDESCRIPTION']._serialized_end=2516
-  _globals['_TENSORDESCRIPTION']._serialized_start=2519
-  _globals['_TENSORDESCRIPTION']._serialized_end=2666
-  _globals['_ALLOCATIONRECORD']._serialized_start=2668
-  _globals['_ALLOCATIONRECORD']._serialized_end=2729
-  _globals['_ALLOCATORMEMORYUSED']._serialized_start=2732
-  _globals['_ALLOCATORMEMORYUSED']._serialized_end=2921
-  _globals['_NODEOUTPUT']._serialized_start=2923
-  _globals['_NODEOUTPUT']._serialized_end=3001
-  _globals['_MEMORYSTATS']._serialized_start=3004
-  _globals['_MEMORYSTATS']._serialized_end=3228
-  _globals['_NODEEXECSTATS']._serialized_start=3231
-  _globals['_NODEEXECSTATS']._serialized_end=3745
-  _globals['_DEVICESTEPSTATS']._serialized_start=3748
-  _globals['_DEVICESTEPSTATS']._serialized_end=3934
-  _globals['_DEVICESTEPSTATS_THREADNAMESENTRY']._serialized_start=3884
-  _globals['_DEVICESTEPSTATS_THREADNAMESENTRY']._serialized_end=3934
-  _globals['_STEPSTATS']._serialized_start=3936
-  _globals['_STEPSTATS']._serialized_end=3988
-  _globals['_RUNMETADATA']._serialized_start=3990
-  _globals['_RUNMETADATA']._serialized_end=4080
+  _globals['_GPUOPTIONS']._serialized_start=140
+  _globals['_GPUOPTIONS']._serialized_end=405
+  _globals['_OPTIMIZEROPTIONS']._serialized_start=408
+  _globals['_OPTIMIZEROPTIONS']._serialized_end=807
+  _globals['_OPTIMIZEROPTIONS_LEVEL']._serialized_start=706
+  _globals['_OPTIMIZEROPTIONS_LEVEL']._serialized_end=738
+  _globals['_OPTIMIZEROPTIONS_GLOBALJITLEVEL']._serialized_start=740
+  _globals['_OPTIMIZEROPTIONS_GLOBALJITLEVEL']._serialized_end=807
+  _globals['_GRAPHOPTIONS']._serialized_start=810
+  _globals['_GRAPHOPTIONS']._serialized_end=1117
+  _globals['_THREADPOOLOPTIONPROTO']._serialized_start=1119
+  _globals['_THREADPOOLOPTIONPROTO']._serialized_end=1184
+  _globals['_JOBDEF']._serialized_start=1186
+  _globals['_JOBDEF']._serialized_end=1293
+  _globals['_JOBDEF_TASKSENTRY']._serialized_start=1249
+  _globals['_JOBDEF_TASKSENTRY']._serialized_end=1293
+  _globals['_CLUSTERDEF']._serialized_start=1295
+  _globals['_CLUSTERDEF']._serialized_end=1333
+  _globals['_CONFIGPROTO']._serialized_start=1336
+  _globals['_CONFIGPROTO']._serialized_end=1967
+  _globals['_CONFIGPROTO_DEVICECOUNTENTRY']._serialized_start=1917
+  _globals['_CONFIGPROTO_DEVICECOUNTENTRY']._serialized_end=1967
+  _globals['_SERVERDEF']._serialized_start=1970
+  _globals['_SERVERDEF']._serialized_end=2152
+  _globals['_RUNOPTIONS']._serialized_start=2155
+  _globals['_RUNOPTIONS']._serialized_end=2430
+  _globals['_RUNOPTIONS_TRACELEVEL']._serialized_start=2348
+  _globals['_RUNOPTIONS_TRACELEVEL']._serialized_end=2430
+  _globals['_ALLOCATIONDESCRIPTION']._serialized_start=2433
+  _globals['_ALLOCATIONDESCRIPTION']._serialized_end=2596
+  _globals['_TENSORDESCRIPTION']._serialized_start=2599
+  _globals['_TENSORDESCRIPTION']._serialized_end=2746
+  _globals['_ALLOCATIONRECORD']._serialized_start=2748
+  _globals['_ALLOCATIONRECORD']._serialized_end=2809
+  _globals['_ALLOCATORMEMORYUSED']._serialized_start=2812
+  _globals['_ALLOCATORMEMORYUSED']._serialized_end=3001
+  _globals['_NODEOUTPUT']._serialized_start=3003
+  _globals['_NODEOUTPUT']._serialized_end=3081
+  _globals['_MEMORYSTATS']._serialized_start=3084
+  _globals['_MEMORYSTATS']._serialized_end=3308
+  _globals['_NODEEXECSTATS']._serialized_start=3311
+  _globals['_NODEEXECSTATS']._serialized_end=3825
+  _globals['_DEVICESTEPSTATS']._serialized_start=3828
+  _globals['_DEVICESTEPSTATS']._serialized_end=4014
+  _globals['_DEVICESTEPSTATS_THREADNAMESENTRY']._serialized_start=3964
+  _globals['_DEVICESTEPSTATS_THREADNAMESENTRY']._serialized_end=4014
+  _globals['_STEPSTATS']._serialized_start=4016
+  _globals['_STEPSTATS']._serialized_end=4068
+  _globals['_RUNMETADATA']._serialized_start=4070
+  _globals['_RUNMETADATA']._serialized_end=4160
 # @@protoc_insertion_point(module_scope)

@@ -135,6 +135,7 @@ from tfx.core.api import summary_init_api as _summary_init_api
 from tfx.core.api import supervisor_api as _supervisor_api
 from tfx.core.api import sync_replicas_api as _sync_replicas_api
 from tfx.core.api import sysconfig_api as _sysconfig_api
+from tfx.core.api import test_benchmark_api as _test_benchmark_api
 from tfx.core.api import test_stubs_api as _test_stubs_api
 from tfx.core.api import test_util_api as _test_util_api
 from tfx.core.api import text_api as _text_api
@@ -923,7 +924,10 @@ saved_model = _namespace(
                        **_named(names, _saved_model_api))
        for sub, names in _saved_model_api.SUBMODULES.items()})
 metrics = _namespace("metrics", _metrics_api.__doc__, [_metrics_api, _metrics_ranking_api])
-test = _namespace("test", _test_util_api.__doc__, [_test_util_api, _test_stubs_api])
+test = _namespace("test", _test_util_api.__doc__,
+                  [_test_util_api, _test_stubs_api, _test_benchmark_api],
+                  experimental=_namespace("test.experimental", _test_benchmark_api.__doc__, [],
+                                          _test_benchmark_api.sync_devices))
 compat = _namespace("compat", "TensorFlow 1.x's tf.compat: text helpers, and `v1`: tfx itself "
                     "(`import tfx.compat.v1 as tf`).", [],
                     **_named(_compat_api.COMPAT_NAMES, _compat_api),

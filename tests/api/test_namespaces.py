@@ -32,7 +32,7 @@ SUB_NAMESPACES = {
     "random": ["experimental"], "config": ["experimental", "optimizer", "threading"],
     "data": ["experimental"], "train": ["queue_runner"], "xla": ["experimental"],
     "distribute": ["cluster_resolver", "experimental"], "experimental": ["extension_type"],
-    "types": ["experimental"], "test": ["mock"], "linalg": ["experimental"],
+    "types": ["experimental"], "test": ["experimental", "mock"], "linalg": ["experimental"],
     "autograph": ["experimental"],
     "saved_model": ["builder", "constants", "loader", "main_op", "signature_constants",
                     "signature_def_utils", "tag_constants", "utils"],
