@@ -25,11 +25,12 @@ _sym_db = _symbol_database.Default()
 from google.protobuf import any_pb2 as google_dot_protobuf_dot_any__pb2
 from tfx.protos import checkpoint_pb2 as tfx_dot_protos_dot_checkpoint__pb2
 from tfx.protos import graph_pb2 as tfx_dot_protos_dot_graph__pb2
+from tfx.protos import saved_object_graph_pb2 as tfx_dot_protos_dot_saved__object__graph__pb2
 from tfx.protos import tensor_pb2 as tfx_dot_protos_dot_tensor__pb2
 from tfx.protos import types_pb2 as tfx_dot_protos_dot_types__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1btfx/protos/meta_graph.proto\x12\x03tfx\x1a\x19google/protobuf/any.proto\x1a\x1btfx/protos/checkpoint.proto\x1a\x16tfx/protos/graph.proto\x1a\x17tfx/protos/tensor.proto\x1a\x16tfx/protos/types.proto\" \n\x06OpList\x12\x16\n\x02op\x18\x01 \x03(\x0b\x32\n.tfx.OpDef\"\xa4\x05\n\x0cMetaGraphDef\x12\x34\n\rmeta_info_def\x18\x01 \x01(\x0b\x32\x1d.tfx.MetaGraphDef.MetaInfoDef\x12 \n\tgraph_def\x18\x02 \x01(\x0b\x32\r.tfx.GraphDef\x12 \n\tsaver_def\x18\x03 \x01(\x0b\x32\r.tfx.SaverDef\x12<\n\x0e\x63ollection_def\x18\x04 \x03(\x0b\x32$.tfx.MetaGraphDef.CollectionDefEntry\x12:\n\rsignature_def\x18\x05 \x03(\x0b\x32#.tfx.MetaGraphDef.SignatureDefEntry\x12)\n\x0e\x61sset_file_def\x18\x06 \x03(\x0b\x32\x11.tfx.AssetFileDef\x1a\xe2\x01\n\x0bMetaInfoDef\x12\x1a\n\x12meta_graph_version\x18\x01 \x01(\t\x12%\n\x10stripped_op_list\x18\x02 \x01(\x0b\x32\x0b.tfx.OpList\x12&\n\x08\x61ny_info\x18\x03 \x01(\x0b\x32\x14.google.protobuf.Any\x12\x0c\n\x04tags\x18\x04 \x03(\t\x12\x1a\n\x12tensorflow_version\x18\x05 \x01(\t\x12\x1e\n\x16tensorflow_git_version\x18\x06 \x01(\t\x12\x1e\n\x16stripped_default_attrs\x18\x07 \x01(\x08\x1aH\n\x12\x43ollectionDefEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12!\n\x05value\x18\x02 \x01(\x0b\x32\x12.tfx.CollectionDef:\x02\x38\x01\x1a\x46\n\x11SignatureDefEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12 \n\x05value\x18\x02 \x01(\x0b\x32\x11.tfx.SignatureDef:\x02\x38\x01\"\xbc\x03\n\rCollectionDef\x12\x30\n\tnode_list\x18\x01 \x01(\x0b\x32\x1b.tfx.CollectionDef.NodeListH\x00\x12\x32\n\nbytes_list\x18\x02 \x01(\x0b\x32\x1c.tfx.CollectionDef.BytesListH\x00\x12\x32\n\nint64_list\x18\x03 \x01(\x0b\x32\x1c.tfx.CollectionDef.Int64ListH\x00\x12\x32\n\nfloat_list\x18\x04 \x01(\x0b\x32\x1c.tfx.CollectionDef.FloatListH\x00\x12.\n\x08\x61ny_list\x18\x05 \x01(\x0b\x32\x1a.tfx.CollectionDef.AnyListH\x00\x1a\x19\n\x08NodeList\x12\r\n\x05value\x18\x01 \x03(\t\x1a\x1a\n\tBytesList\x12\r\n\x05value\x18\x01 \x03(\x0c\x1a\x1e\n\tInt64List\x12\x11\n\x05value\x18\x01 \x03(\x03\x42\x02\x10\x01\x1a\x1e\n\tFloatList\x12\x11\n\x05value\x18\x01 \x03(\x02\x42\x02\x10\x01\x1a.\n\x07\x41nyList\x12#\n\x05value\x18\x01 \x03(\x0b\x32\x14.google.protobuf.AnyB\x06\n\x04kind\"\x8b\x02\n\nTensorInfo\x12\x0e\n\x04name\x18\x01 \x01(\tH\x00\x12/\n\ncoo_sparse\x18\x04 \x01(\x0b\x32\x19.tfx.TensorInfo.CooSparseH\x00\x12\x1c\n\x05\x64type\x18\x02 \x01(\x0e\x32\r.tfx.DataType\x12+\n\x0ctensor_shape\x18\x03 \x01(\x0b\x32\x15.tfx.TensorShapeProto\x1a\x65\n\tCooSparse\x12\x1a\n\x12values_tensor_name\x18\x01 \x01(\t\x12\x1b\n\x13indices_tensor_name\x18\x02 \x01(\t\x12\x1f\n\x17\x64\x65nse_shape_tensor_name\x18\x03 \x01(\tB\n\n\x08\x65ncoding\"\x84\x02\n\x0cSignatureDef\x12-\n\x06inputs\x18\x01 \x03(\x0b\x32\x1d.tfx.SignatureDef.InputsEntry\x12/\n\x07outputs\x18\x02 \x03(\x0b\x32\x1e.tfx.SignatureDef.OutputsEntry\x12\x13\n\x0bmethod_name\x18\x03 \x01(\t\x1a>\n\x0bInputsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\x1e\n\x05value\x18\x02 \x01(\x0b\x32\x0f.tfx.TensorInfo:\x02\x38\x01\x1a?\n\x0cOutputsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\x1e\n\x05value\x18\x02 \x01(\x0b\x32\x0f.tfx.TensorInfo:\x02\x38\x01\"F\n\x0c\x41ssetFileDef\x12$\n\x0btensor_info\x18\x01 \x01(\x0b\x32\x0f.tfx.TensorInfo\x12\x10\n\x08\x66ilename\x18\x02 \x01(\t\"X\n\nSavedModel\x12\"\n\x1asaved_model_schema_version\x18\x01 \x01(\x03\x12&\n\x0bmeta_graphs\x18\x02 \x03(\x0b\x32\x11.tfx.MetaGraphDef\"`\n\x10SaveSliceInfoDef\x12\x11\n\tfull_name\x18\x01 \x01(\t\x12\x12\n\nfull_shape\x18\x02 \x03(\x03\x12\x12\n\nvar_offset\x18\x03 \x03(\x03\x12\x11\n\tvar_shape\x18\x04 \x03(\x03\"\xcd\x01\n\x0bVariableDef\x12\x15\n\rvariable_name\x18\x01 \x01(\t\x12\x1a\n\x12initial_value_name\x18\x06 \x01(\t\x12\x18\n\x10initializer_name\x18\x02 \x01(\t\x12\x15\n\rsnapshot_name\x18\x03 \x01(\t\x12\x32\n\x13save_slice_info_def\x18\x04 \x01(\x0b\x32\x15.tfx.SaveSliceInfoDef\x12\x13\n\x0bis_resource\x18\x05 \x01(\x08\x12\x11\n\ttrainable\x18\x07 \x01(\x08\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1btfx/protos/meta_graph.proto\x12\x03tfx\x1a\x19google/protobuf/any.proto\x1a\x1btfx/protos/checkpoint.proto\x1a\x16tfx/protos/graph.proto\x1a#tfx/protos/saved_object_graph.proto\x1a\x17tfx/protos/tensor.proto\x1a\x16tfx/protos/types.proto\" \n\x06OpList\x12\x16\n\x02op\x18\x01 \x03(\x0b\x32\n.tfx.OpDef\"\xd5\x05\n\x0cMetaGraphDef\x12\x34\n\rmeta_info_def\x18\x01 \x01(\x0b\x32\x1d.tfx.MetaGraphDef.MetaInfoDef\x12 \n\tgraph_def\x18\x02 \x01(\x0b\x32\r.tfx.GraphDef\x12 \n\tsaver_def\x18\x03 \x01(\x0b\x32\r.tfx.SaverDef\x12<\n\x0e\x63ollection_def\x18\x04 \x03(\x0b\x32$.tfx.MetaGraphDef.CollectionDefEntry\x12:\n\rsignature_def\x18\x05 \x03(\x0b\x32#.tfx.MetaGraphDef.SignatureDefEntry\x12)\n\x0e\x61sset_file_def\x18\x06 \x03(\x0b\x32\x11.tfx.AssetFileDef\x12/\n\x10object_graph_def\x18\x07 \x01(\x0b\x32\x15.tfx.SavedObjectGraph\x1a\xe2\x01\n\x0bMetaInfoDef\x12\x1a\n\x12meta_graph_version\x18\x01 \x01(\t\x12%\n\x10stripped_op_list\x18\x02 \x01(\x0b\x32\x0b.tfx.OpList\x12&\n\x08\x61ny_info\x18\x03 \x01(\x0b\x32\x14.google.protobuf.Any\x12\x0c\n\x04tags\x18\x04 \x03(\t\x12\x1a\n\x12tensorflow_version\x18\x05 \x01(\t\x12\x1e\n\x16tensorflow_git_version\x18\x06 \x01(\t\x12\x1e\n\x16stripped_default_attrs\x18\x07 \x01(\x08\x1aH\n\x12\x43ollectionDefEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12!\n\x05value\x18\x02 \x01(\x0b\x32\x12.tfx.CollectionDef:\x02\x38\x01\x1a\x46\n\x11SignatureDefEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12 \n\x05value\x18\x02 \x01(\x0b\x32\x11.tfx.SignatureDef:\x02\x38\x01\"\xbc\x03\n\rCollectionDef\x12\x30\n\tnode_list\x18\x01 \x01(\x0b\x32\x1b.tfx.CollectionDef.NodeListH\x00\x12\x32\n\nbytes_list\x18\x02 \x01(\x0b\x32\x1c.tfx.CollectionDef.BytesListH\x00\x12\x32\n\nint64_list\x18\x03 \x01(\x0b\x32\x1c.tfx.CollectionDef.Int64ListH\x00\x12\x32\n\nfloat_list\x18\x04 \x01(\x0b\x32\x1c.tfx.CollectionDef.FloatListH\x00\x12.\n\x08\x61ny_list\x18\x05 \x01(\x0b\x32\x1a.tfx.CollectionDef.AnyListH\x00\x1a\x19\n\x08NodeList\x12\r\n\x05value\x18\x01 \x03(\t\x1a\x1a\n\tBytesList\x12\r\n\x05value\x18\x01 \x03(\x0c\x1a\x1e\n\tInt64List\x12\x11\n\x05value\x18\x01 \x03(\x03\x42\x02\x10\x01\x1a\x1e\n\tFloatList\x12\x11\n\x05value\x18\x01 \x03(\x02\x42\x02\x10\x01\x1a.\n\x07\x41nyList\x12#\n\x05value\x18\x01 \x03(\x0b\x32\x14.google.protobuf.AnyB\x06\n\x04kind\"\x8b\x02\n\nTensorInfo\x12\x0e\n\x04name\x18\x01 \x01(\tH\x00\x12/\n\ncoo_sparse\x18\x04 \x01(\x0b\x32\x19.tfx.TensorInfo.CooSparseH\x00\x12\x1c\n\x05\x64type\x18\x02 \x01(\x0e\x32\r.tfx.DataType\x12+\n\x0ctensor_shape\x18\x03 \x01(\x0b\x32\x15.tfx.TensorShapeProto\x1a\x65\n\tCooSparse\x12\x1a\n\x12values_tensor_name\x18\x01 \x01(\t\x12\x1b\n\x13indices_tensor_name\x18\x02 \x01(\t\x12\x1f\n\x17\x64\x65nse_shape_tensor_name\x18\x03 \x01(\tB\n\n\x08\x65ncoding\"\x84\x02\n\x0cSignatureDef\x12-\n\x06inputs\x18\x01 \x03(\x0b\x32\x1d.tfx.SignatureDef.InputsEntry\x12/\n\x07outputs\x18\x02 \x03(\x0b\x32\x1e.tfx.SignatureDef.OutputsEntry\x12\x13\n\x0bmethod_name\x18\x03 \x01(\t\x1a>\n\x0bInputsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\x1e\n\x05value\x18\x02 \x01(\x0b\x32\x0f.tfx.TensorInfo:\x02\x38\x01\x1a?\n\x0cOutputsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\x1e\n\x05value\x18\x02 \x01(\x0b\x32\x0f.tfx.TensorInfo:\x02\x38\x01\"F\n\x0c\x41ssetFileDef\x12$\n\x0btensor_info\x18\x01 \x01(\x0b\x32\x0f.tfx.TensorInfo\x12\x10\n\x08\x66ilename\x18\x02 \x01(\t\"X\n\nSavedModel\x12\"\n\x1asaved_model_schema_version\x18\x01 \x01(\x03\x12&\n\x0bmeta_graphs\x18\x02 \x03(\x0b\x32\x11.tfx.MetaGraphDef\"`\n\x10SaveSliceInfoDef\x12\x11\n\tfull_name\x18\x01 \x01(\t\x12\x12\n\nfull_shape\x18\x02 \x03(\x03\x12\x12\n\nvar_offset\x18\x03 \x03(\x03\x12\x11\n\tvar_shape\x18\x04 \x03(\x03\"\xcd\x01\n\x0bVariableDef\x12\x15\n\rvariable_name\x18\x01 \x01(\t\x12\x1a\n\x12initial_value_name\x18\x06 \x01(\t\x12\x18\n\x10initializer_name\x18\x02 \x01(\t\x12\x15\n\rsnapshot_name\x18\x03 \x01(\t\x12\x32\n\x13save_slice_info_def\x18\x04 \x01(\x0b\x32\x15.tfx.SaveSliceInfoDef\x12\x13\n\x0bis_resource\x18\x05 \x01(\x08\x12\x11\n\ttrainable\x18\x07 \x01(\x08\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -48,44 +49,44 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_SIGNATUREDEF_INPUTSENTRY']._serialized_options = b'8\001'
   _globals['_SIGNATUREDEF_OUTPUTSENTRY']._loaded_options = None
   _globals['_SIGNATUREDEF_OUTPUTSENTRY']._serialized_options = b'8\001'
-  _globals['_OPLIST']._serialized_start=165
-  _globals['_OPLIST']._serialized_end=197
-  _globals['_METAGRAPHDEF']._serialized_start=200
-  _globals['_METAGRAPHDEF']._serialized_end=876
-  _globals['_METAGRAPHDEF_METAINFODEF']._serialized_start=504
-  _globals['_METAGRAPHDEF_METAINFODEF']._serialized_end=730
-  _globals['_METAGRAPHDEF_COLLECTIONDEFENTRY']._serialized_start=732
-  _globals['_METAGRAPHDEF_COLLECTIONDEFENTRY']._serialized_end=804
-  _globals['_METAGRAPHDEF_SIGNATUREDEFENTRY']._serialized_start=806
-  _globals['_METAGRAPHDEF_SIGNATUREDEFENTRY']._serialized_end=876
-  _globals['_COLLECTIONDEF']._serialized_start=879
-  _globals['_COLLECTIONDEF']._serialized_end=1323
-  _globals['_COLLECTIONDEF_NODELIST']._serialized_start=1150
-  _globals['_COLLECTIONDEF_NODELIST']._serialized_end=1175
-  _globals['_COLLECTIONDEF_BYTESLIST']._serialized_start=1177
-  _globals['_COLLECTIONDEF_BYTESLIST']._serialized_end=1203
-  _globals['_COLLECTIONDEF_INT64LIST']._serialized_start=1205
-  _globals['_COLLECTIONDEF_INT64LIST']._serialized_end=1235
-  _globals['_COLLECTIONDEF_FLOATLIST']._serialized_start=1237
-  _globals['_COLLECTIONDEF_FLOATLIST']._serialized_end=1267
-  _globals['_COLLECTIONDEF_ANYLIST']._serialized_start=1269
-  _globals['_COLLECTIONDEF_ANYLIST']._serialized_end=1315
-  _globals['_TENSORINFO']._serialized_start=1326
-  _globals['_TENSORINFO']._serialized_end=1593
-  _globals['_TENSORINFO_COOSPARSE']._serialized_start=1480
-  _globals['_TENSORINFO_COOSPARSE']._serialized_end=1581
-  _globals['_SIGNATUREDEF']._serialized_start=1596
-  _globals['_SIGNATUREDEF']._serialized_end=1856
-  _globals['_SIGNATUREDEF_INPUTSENTRY']._serialized_start=1729
-  _globals['_SIGNATUREDEF_INPUTSENTRY']._serialized_end=1791
-  _globals['_SIGNATUREDEF_OUTPUTSENTRY']._serialized_start=1793
-  _globals['_SIGNATUREDEF_OUTPUTSENTRY']._serialized_end=1856
-  _globals['_ASSETFILEDEF']._serialized_start=1858
-  _globals['_ASSETFILEDEF']._serialized_end=1928
-  _globals['_SAVEDMODEL']._serialized_start=1930
-  _globals['_SAVEDMODEL']._serialized_end=2018
-  _globals['_SAVESLICEINFODEF']._serialized_start=2020
-  _globals['_SAVESLICEINFODEF']._serialized_end=2116
-  _globals['_VARIABLEDEF']._serialized_start=2119
-  _globals['_VARIABLEDEF']._serialized_end=2324
+  _globals['_OPLIST']._serialized_start=202
+  _globals['_OPLIST']._serialized_end=234
+  _globals['_METAGRAPHDEF']._serialized_start=237
+  _globals['_METAGRAPHDEF']._serialized_end=962
+  _globals['_METAGRAPHDEF_METAINFODEF']._serialized_start=590
+  _globals['_METAGRAPHDEF_METAINFODEF']._serialized_end=816
+  _globals['_METAGRAPHDEF_COLLECTIONDEFENTRY']._serialized_start=818
+  _globals['_METAGRAPHDEF_COLLECTIONDEFENTRY']._serialized_end=890
+  _globals['_METAGRAPHDEF_SIGNATUREDEFENTRY']._serialized_start=892
+  _globals['_METAGRAPHDEF_SIGNATUREDEFENTRY']._serialized_end=962
+  _globals['_COLLECTIONDEF']._serialized_start=965
+  _globals['_COLLECTIONDEF']._serialized_end=1409
+  _globals['_COLLECTIONDEF_NODELIST']._serialized_start=1236
+  _globals['_COLLECTIONDEF_NODELIST']._serialized_end=1261
+  _globals['_COLLECTIONDEF_BYTESLIST']._serialized_start=1263
+  _globals['_COLLECTIONDEF_BYTESLIST']._serialized_end=1289
+  _globals['_COLLECTIONDEF_INT64LIST']._serialized_start=1291
+  _globals['_COLLECTIONDEF_INT64LIST']._serialized_end=1321
+  _globals['_COLLECTIONDEF_FLOATLIST']._serialized_start=1323
+  _globals['_COLLECTIONDEF_FLOATLIST']._serialized_end=1353
+  _globals['_COLLECTIONDEF_ANYLIST']._serialized_start=1355
+  _globals['_COLLECTIONDEF_ANYLIST']._serialized_end=1401
+  _globals['_TENSORINFO']._serialized_start=1412
+  _globals['_TENSORINFO']._serialized_end=1679
+  _globals['_TENSORINFO_COOSPARSE']._serialized_start=1566
+  _globals['_TENSORINFO_COOSPARSE']._serialized_end=1667
+  _globals['_SIGNATUREDEF']._serialized_start=1682
+  _globals['_SIGNATUREDEF']._serialized_end=1942
+  _globals['_SIGNATUREDEF_INPUTSENTRY']._serialized_start=1815
+  _globals['_SIGNATUREDEF_INPUTSENTRY']._serialized_end=1877
+  _globals['_SIGNATUREDEF_OUTPUTSENTRY']._serialized_start=1879
+  _globals['_SIGNATUREDEF_OUTPUTSENTRY']._serialized_end=1942
+  _globals['_ASSETFILEDEF']._serialized_start=1944
+  _globals['_ASSETFILEDEF']._serialized_end=2014
+  _globals['_SAVEDMODEL']._serialized_start=2016
+  _globals['_SAVEDMODEL']._serialized_end=2104
+  _globals['_SAVESLICEINFODEF']._serialized_start=2106
+  _globals['_SAVESLICEINFODEF']._serialized_end=2202
+  _globals['_VARIABLEDEF']._serialized_start=2205
+  _globals['_VARIABLEDEF']._serialized_end=2410
 # @@protoc_insertion_point(module_scope)

@@ -19,10 +19,15 @@ variables from `variables/variables`, and runs the main op (the
         sig = meta.signature_def[DEFAULT_SERVING_SIGNATURE_DEF_KEY]
         y = sess.run(sig.outputs["y"].name, {sig.inputs["x"].name: batch})
 
+TensorFlow 2's SavedModel of trackable objects is here too: `save(obj, export_dir,
+signatures)` writes a tf.Module's (or Checkpoint's) variables, tf.functions and
+signatures (saved_model_save.py) and `load_v2(export_dir)` rebuilds them in the
+default graph (saved_model_load.py); both read and write TensorFlow's files.
+
 Names follow `tf.compat.v1.saved_model`; the sub-namespaces (builder, loader,
-tag_constants, signature_constants, signature_def_utils, utils, main_op) hold the
-same objects. Not supported: assets (assets_collection must be empty) and
-TensorFlow 2's object graph (`tf.saved_model.save` of trackables).
+tag_constants, signature_constants, signature_def_utils, utils, main_op, experimental)
+hold the same objects. Not supported: assets in the TF1 builder (assets_collection
+must be empty).
 """
 
 from __future__ import annotations
@@ -37,26 +42,37 @@ from google.protobuf.message import DecodeError
 from tfx.core import dtypes, fileio
 from tfx.core.api.graph_builder import GraphKeys, Tensor, get_default_graph
 from tfx.core.api.meta_graph_api import export_meta_graph, import_meta_graph
+from tfx.core.api.saved_model_load import load as load_v2
+from tfx.core.api.saved_model_objects import (
+    Asset,
+    SaveOptions,
+    TrackableResource,  # noqa: F401 - the experimental sub-namespace's
+    VariablePolicy,  # noqa: F401 - the experimental sub-namespace's
+)
+from tfx.core.api.saved_model_save import save
 from tfx.core.errors import NotFoundError
 from tfx.protos import meta_graph_pb2
 
 __all__ = [
-    "ASSETS_DIRECTORY", "ASSETS_KEY", "Builder", "CLASSIFY_INPUTS", "CLASSIFY_METHOD_NAME",
-    "CLASSIFY_OUTPUT_CLASSES", "CLASSIFY_OUTPUT_SCORES", "DEFAULT_SERVING_SIGNATURE_DEF_KEY",
+    "ASSETS_DIRECTORY", "ASSETS_KEY", "Asset", "Builder", "CLASSIFY_INPUTS",
+    "CLASSIFY_METHOD_NAME", "CLASSIFY_OUTPUT_CLASSES", "CLASSIFY_OUTPUT_SCORES",
+    "DEBUG_DIRECTORY", "DEBUG_INFO_FILENAME_PB", "DEFAULT_SERVING_SIGNATURE_DEF_KEY",
     "GPU", "LEGACY_INIT_OP_KEY", "MAIN_OP_KEY", "PREDICT_INPUTS", "PREDICT_METHOD_NAME",
     "PREDICT_OUTPUTS", "REGRESS_INPUTS", "REGRESS_METHOD_NAME", "REGRESS_OUTPUTS",
     "SAVED_MODEL_FILENAME_PB", "SAVED_MODEL_FILENAME_PBTXT", "SAVED_MODEL_SCHEMA_VERSION",
-    "SERVING", "TPU", "TRAINING", "VARIABLES_DIRECTORY",
+    "SERVING", "SaveOptions", "TPU", "TRAINING", "VARIABLES_DIRECTORY",
     "VARIABLES_FILENAME", "build_signature_def", "build_tensor_info",
     "classification_signature_def", "contains_saved_model", "get_tensor_from_tensor_info",
-    "is_valid_signature", "load", "main_op", "main_op_with_restore",
+    "is_valid_signature", "load", "load_v2", "main_op", "main_op_with_restore",
     "maybe_saved_model_directory", "predict_signature_def", "regression_signature_def",
-    "simple_save",
+    "save", "simple_save",
 ]
 
 # constants (tf.saved_model.constants)
 ASSETS_DIRECTORY = "assets"
 ASSETS_KEY = "saved_model_assets"
+DEBUG_DIRECTORY = "debug"
+DEBUG_INFO_FILENAME_PB = "saved_model_debug_info.pb"
 LEGACY_INIT_OP_KEY = "legacy_init_op"
 MAIN_OP_KEY = "saved_model_main_op"
 INIT_OP_SIGNATURE_KEY = "__saved_model_init_op"
@@ -100,6 +116,7 @@ SUBMODULES = {
                             "regression_signature_def"],
     "utils": ["build_tensor_info", "get_tensor_from_tensor_info"],
     "main_op": ["main_op", "main_op_with_restore"],
+    "experimental": ["TrackableResource", "VariablePolicy", "save"],
     "constants": ["ASSETS_DIRECTORY", "ASSETS_KEY", "LEGACY_INIT_OP_KEY", "MAIN_OP_KEY",
                   "SAVED_MODEL_FILENAME_PB", "SAVED_MODEL_FILENAME_PBTXT",
                   "SAVED_MODEL_SCHEMA_VERSION", "VARIABLES_DIRECTORY", "VARIABLES_FILENAME"],
@@ -132,7 +149,7 @@ def build_tensor_info(tensor: Any) -> meta_graph_pb2.TensorInfo:
         raise TypeError(f"build_tensor_info takes a Tensor or SparseTensor, not "
                         f"{type(tensor).__name__}")
     info.dtype = value.dtype.enum
-    shape_to_proto(tensor.get_shape(), info.tensor_shape)
+    shape_to_proto(tensor.get_shape().as_tuple(), info.tensor_shape)
     return info
 
 

@@ -34,8 +34,8 @@ SUB_NAMESPACES = {
     "distribute": ["cluster_resolver", "experimental"], "experimental": ["extension_type"],
     "types": ["experimental"], "test": ["experimental", "mock"], "linalg": ["experimental"],
     "autograph": ["experimental"],
-    "saved_model": ["builder", "constants", "loader", "main_op", "signature_constants",
-                    "signature_def_utils", "tag_constants", "utils"],
+    "saved_model": ["builder", "constants", "experimental", "loader", "main_op",
+                    "signature_constants", "signature_def_utils", "tag_constants", "utils"],
 }
 
 
@@ -51,7 +51,7 @@ SUB_NAMESPACES = {
     "user_ops", "xla", "xla.experimental", "nn.experimental", "autograph",
     "autograph.experimental", "distribute", "distribute.cluster_resolver",
     "distribute.experimental", "experimental", "experimental.extension_type", "types",
-    "types.experimental", "profiler", "linalg.experimental"])
+    "types.experimental", "profiler", "linalg.experimental", "saved_model.experimental"])
 def test_namespace_exposes_only_tensorflow_names(namespace):
     module = tf
     for part in namespace.split("."):

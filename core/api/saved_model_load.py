@@ -1,0 +1,630 @@
+"""`tf.saved_model.load` (`tf.compat.v1.saved_model.load_v2`): a TF2 SavedModel's objects,
+rebuilt in the default graph.
+
+A TF2 SavedModel (saved_model.pb with one MetaGraphDef holding a SavedObjectGraph)
+describes trackable objects: node 0 is the root, each node a user object, variable,
+tf.function, concrete function, constant or asset, with named children. Loading:
+
+* imports the function library into the graph's (a function whose name is taken by a
+  different definition is renamed, and the calls inside the library follow);
+* makes each variable a resource variable whose initializer restores it from
+  `variables/variables` (the checkpoint's object graph is walked from the root by child
+  name to find its key), so running `global_variables_initializer()` restores it, as
+  TensorFlow's loader does in graph mode;
+* rebuilds user objects as plain objects with the children as attributes, lists
+  and dicts as lists and dicts, `signatures` as a read-only mapping of signature
+  functions (called with keyword arguments; they return a dict);
+* makes each tf.function a `RestoredFunction` that picks the concrete function whose
+  saved input signature the arguments fit, and each concrete function a
+  `RestoredConcreteFunction`: a call adds a (Stateful)PartitionedCall of the library
+  function with the captured variables' handles as trailing inputs, its outputs packed
+  as the saved output structure.
+
+Errors: a missing or damaged saved_model.pb is an OSError (TensorFlow's IOError), a
+SavedModel without an object graph (TF1) a ValueError pointing at
+`tf.compat.v1.saved_model.load`, a missing variable checkpoint a FileNotFoundError;
+arguments fitting no concrete function a ValueError listing the saved signatures.
+
+Example:
+    >>> loaded = load_v2("/tmp/model")
+    >>> y = loaded.signatures["serving_default"](x=constant([[1.0, 2.0]]))["output_0"]
+    >>> with Session() as sess:
+    ...     sess.run(global_variables_initializer())      # restores the variables
+    ...     sess.run(y)
+"""
+
+from __future__ import annotations
+
+import collections
+import os
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+import numpy as np
+
+from tfx.core import dtypes, tensor_util
+from tfx.core.api import nest_api
+from tfx.core.api.graph_builder import Tensor, TensorShape, get_default_graph
+from tfx.core.api.saved_model_objects import Asset
+from tfx.core.api.saved_model_struct import decode
+from tfx.core.api.type_spec_api import TensorSpec
+from tfx.core.errors import InvalidArgumentError, NotFoundError
+from tfx.protos import graph_pb2, meta_graph_pb2
+from tfx.protos import saved_object_graph_pb2 as so_pb2
+
+__all__ = ["RestoredConcreteFunction", "RestoredFunction", "load"]
+
+OBJECT_GRAPH_KEY = "_CHECKPOINTABLE_OBJECT_GRAPH"
+_CALL_FUNC_ATTRS = ("f", "then_branch", "else_branch", "cond", "body", "branches")
+
+
+class _UserObject:
+    """A restored user object (a tf.Module, Checkpoint, ...): its children are attributes."""
+
+    def __repr__(self) -> str:
+        names = sorted(k for k in vars(self) if not k.startswith("_"))
+        return f"<restored object with {', '.join(names) or 'no attributes'}>"
+
+
+def _call(self: _UserObject, *args: Any, **kwargs: Any) -> Any:
+    return vars(self)["__call__"](*args, **kwargs)
+
+
+class _SignatureMap(Mapping):
+    """The signature functions of a loaded SavedModel, by key (read-only)."""
+
+    def __init__(self) -> None:
+        self._signatures: dict[str, Any] = {}
+
+    def __getitem__(self, key: str) -> Any:
+        if key not in self._signatures:
+            from tfx.core.errors import closest
+
+            raise KeyError(f"the SavedModel has no signature {key!r}; it has "
+                           f"{sorted(self._signatures)}{closest(key, self._signatures)}")
+        return self._signatures[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(sorted(self._signatures))
+
+    def __len__(self) -> int:
+        return len(self._signatures)
+
+    def __repr__(self) -> str:
+        return f"_SignatureMap({dict(sorted(self._signatures.items()))})"
+
+
+# --- calling the library's functions ------------------------------------------------------
+
+
+def _compatible(spec: TensorSpec, value: Any, allow_conversion: bool) -> Tensor | None:
+    """`value` as a tensor fitting `spec`, or None."""
+    from tfx.core.api.ops_api import convert_to_tensor
+    from tfx.core.api.state_api import Variable
+
+    if not allow_conversion and not isinstance(value, (Tensor, Variable)):
+        return None
+    try:
+        tensor = convert_to_tensor(value, dtype_hint=spec.dtype)
+    except (TypeError, ValueError):
+        return None
+    if tensor.dtype.base is not spec.dtype or not spec.shape.is_compatible_with(tensor.shape):
+        return None
+    return tensor
+
+
+def _fit(signature: Any, structured: Any, allow_conversion: bool) -> list[Tensor] | None:
+    """The tensor inputs when `structured` fits `signature` (TensorSpec leaves take
+    tensors, other leaves must be equal), else None."""
+    try:
+        nest_api.assert_same_structure(signature, structured, check_types=False)
+    except (TypeError, ValueError):
+        return None
+    tensors = []
+    for spec, value in zip(nest_api.flatten(signature), nest_api.flatten(structured)):
+        if isinstance(spec, TensorSpec):
+            tensor = _compatible(spec, value, allow_conversion)
+            if tensor is None:
+                return None
+            tensors.append(tensor)
+        elif isinstance(value, Tensor) or not _equal(spec, value):
+            return None
+    return tensors
+
+
+def _equal(expected: Any, value: Any) -> bool:
+    try:
+        return bool(np.all(expected == value)) and type(expected) is type(value) or (
+            expected == value)
+    except (TypeError, ValueError):
+        return False
+
+
+class RestoredConcreteFunction:
+    """One saved trace: calling it adds a call of its library function.
+
+    Attributes:
+        name: the library function's name.
+        structured_input_signature: (args, kwargs) of TensorSpecs and Python values.
+        structured_outputs: the nest of output TensorSpecs.
+    """
+
+    def __init__(self, loader: _Loader, name: str, proto: so_pb2.SavedConcreteFunction,
+                 bare: so_pb2.SavedBareConcreteFunction | None = None) -> None:
+        self._loader = loader
+        self.name = loader.function_name(name)
+        self._fdef = loader.function_def(self.name)
+        self._bound_inputs = list(proto.bound_inputs)
+        signature = decode(proto.canonicalized_input_signature)
+        if not (isinstance(signature, tuple) and len(signature) == 2
+                and isinstance(signature[1], dict)):
+            raise ValueError(f"SavedModel concrete function {name!r}: its input signature "
+                             f"is not an (args, kwargs) pair: {signature!r}")
+        self.structured_input_signature = (tuple(signature[0]), signature[1])
+        self.structured_outputs = decode(proto.output_signature)
+        self._bare = bare
+        if bare is not None:
+            self._keywords = list(bare.argument_keywords)
+            self._positional = bare.allowed_positional_arguments
+        else:
+            self._keywords, self._positional = [], len(signature[0])
+        n_out = sum(isinstance(s, TensorSpec) for s in nest_api.flatten(self.structured_outputs))
+        n_def = len(self._fdef.signature.output_arg)
+        if n_out != n_def:
+            raise ValueError(f"SavedModel concrete function {name!r}: its output signature has "
+                             f"{n_out} tensors, the FunctionDef {n_def}")
+
+    @property
+    def function_def(self) -> graph_pb2.FunctionDef:
+        return self._fdef
+
+    @property
+    def captured_inputs(self) -> list[Tensor]:
+        """The tensors passed after the arguments (variables' handles, constants)."""
+        return [self._loader.bound_tensor(node_id, self.name) for node_id in self._bound_inputs]
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        """Call with the trace's arguments: positional ones (at most as many as it allows),
+        then its keyword arguments."""
+        values = list(args)
+        if len(args) > self._positional:
+            raise TypeError(f"{self.name}(...) takes at most {self._positional} positional "
+                            f"argument(s), got {len(args)}; pass "
+                            f"{self._keywords[self._positional:] or 'fewer'} by keyword")
+        kwargs = dict(kwargs)
+        sig_args, sig_kwargs = self.structured_input_signature
+        if self._bare is not None:
+            for keyword in self._keywords[len(args):]:
+                if keyword not in kwargs:
+                    raise TypeError(f"{self.name}(...) missing required argument {keyword!r}")
+                values.append(kwargs.pop(keyword))
+            if kwargs:
+                raise TypeError(f"{self.name}(...) got unexpected keyword arguments "
+                                f"{sorted(kwargs)}; it takes {self._keywords}")
+            split = len(sig_args)
+            structured = (tuple(values[:split]),
+                          dict(zip(self._keywords[split:], values[split:])))
+        else:
+            structured = (tuple(values), kwargs)
+        tensors = _fit(self.structured_input_signature, structured, allow_conversion=True)
+        if tensors is None:
+            raise TypeError(f"{self.name}: the arguments {structured} do not fit its input "
+                            f"signature {self.structured_input_signature}")
+        return self.call_flat(tensors)
+
+    def call_flat(self, tensors: list[Tensor]) -> Any:
+        """Add the call of the function on its flat tensor arguments; its outputs packed."""
+        graph = get_default_graph()
+        inputs = list(tensors) + self.captured_inputs
+        want = [arg.type for arg in self._fdef.signature.input_arg]
+        got = [t.dtype.base.enum for t in inputs]
+        if want != got:
+            raise InvalidArgumentError(
+                f"SavedModel function {self.name!r} takes inputs "
+                f"{[dtypes.as_dtype(t).name for t in want]}, the call has "
+                f"{[dtypes.as_dtype(t).name for t in got]}")
+        stateful = self._fdef.signature.is_stateful
+        op_type = "StatefulPartitionedCall" if stateful else "PartitionedCall"
+        func = graph_pb2.AttrValue()
+        func.func.name = self.name
+        op = graph.create_op(op_type, inputs, {
+            "Tin": [t.dtype.base for t in inputs],
+            "Tout": [dtypes.as_dtype(a.type) for a in self._fdef.signature.output_arg],
+            "f": func}, name=op_type)
+        outputs = iter(op.outputs)
+        flat = []
+        for spec in nest_api.flatten(self.structured_outputs):
+            if isinstance(spec, TensorSpec):
+                tensor = next(outputs)
+                tensor.set_shape(spec.shape)
+                flat.append(tensor)
+            else:
+                flat.append(spec)
+        if not op.outputs:
+            return op
+        if nest_api.is_nested(self.structured_outputs):
+            return nest_api.pack_sequence_as(self.structured_outputs, flat)
+        return flat[0]
+
+    def __repr__(self) -> str:
+        return f"<RestoredConcreteFunction {self.name} {self.structured_input_signature}>"
+
+
+class RestoredFunction:
+    """A saved tf.function: a call runs the concrete function its arguments fit."""
+
+    def __init__(self, name: str, concrete_functions: list[RestoredConcreteFunction],
+                 function_spec: so_pb2.FunctionSpec) -> None:
+        self.name = name
+        self.concrete_functions = concrete_functions
+        spec = decode(function_spec.fullargspec) if function_spec.HasField("fullargspec") \
+            else None
+        self._args = list(getattr(spec, "args", None) or [])
+        if function_spec.is_method and self._args[:1] == ["self"]:
+            self._args = self._args[1:]
+        self._defaults = list(getattr(spec, "defaults", None) or [])
+        self._varargs = getattr(spec, "varargs", None)
+        signature = decode(function_spec.input_signature) if function_spec.HasField(
+            "input_signature") else None
+        self.input_signature = signature
+
+    def _canonical(self, args: tuple, kwargs: dict) -> tuple[tuple, dict]:
+        """(positional, keywords) as the saved signatures hold them: named parameters
+        given by keyword moved to their positions, defaults filled in."""
+        if not self._args:
+            return tuple(args), dict(kwargs)
+        kwargs = dict(kwargs)
+        positional = list(args[:len(self._args)])
+        first_default = len(self._args) - len(self._defaults)
+        for i in range(len(positional), len(self._args)):
+            name = self._args[i]
+            if name in kwargs:
+                positional.append(kwargs.pop(name))
+            elif i >= first_default:
+                positional.append(self._defaults[i - first_default])
+            else:
+                raise TypeError(f"{self.name}() missing required argument {name!r}")
+        if len(args) > len(self._args):
+            if not self._varargs:
+                raise TypeError(f"{self.name}() takes {len(self._args)} positional "
+                                f"argument(s), got {len(args)}")
+            positional += list(args[len(self._args):])
+        return tuple(positional), kwargs
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        structured = self._canonical(args, kwargs)
+        for allow_conversion in (False, True):
+            for concrete in self.concrete_functions:
+                tensors = _fit(concrete.structured_input_signature, structured,
+                               allow_conversion)
+                if tensors is not None:
+                    return concrete.call_flat(tensors)
+        options = "\n".join(f"  Option {i + 1}: {c.structured_input_signature}"
+                            for i, c in enumerate(self.concrete_functions))
+        raise ValueError(
+            "Could not find matching concrete function to call loaded from the SavedModel. "
+            f"Got:\n  Positional arguments ({len(structured[0])} total): {structured[0]}\n"
+            f"  Keyword arguments: {structured[1]}\n\n Expected these arguments to match one "
+            f"of the following {len(self.concrete_functions)} option(s):\n{options}")
+
+    def get_concrete_function(self, *args: Any, **kwargs: Any) -> RestoredConcreteFunction:
+        """The saved trace these arguments (tensors or TensorSpecs) fit."""
+        if not args and not kwargs and len(self.concrete_functions) == 1:
+            return self.concrete_functions[0]
+        structured = self._canonical(args, kwargs)
+        for concrete in self.concrete_functions:
+            sig = concrete.structured_input_signature
+            try:
+                nest_api.assert_same_structure(sig, structured, check_types=False)
+            except (TypeError, ValueError):
+                continue
+            if all(s.is_compatible_with(v) if isinstance(s, TensorSpec) else _equal(s, v)
+                   for s, v in zip(nest_api.flatten(sig), nest_api.flatten(structured))):
+                return concrete
+        saved = [c.structured_input_signature for c in self.concrete_functions]
+        raise ValueError(f"{self.name}: no saved concrete function fits {structured}; the "
+                         f"saved ones take {saved}")
+
+    def __repr__(self) -> str:
+        return f"<RestoredFunction {self.name} ({len(self.concrete_functions)} traces)>"
+
+
+# --- the loader -----------------------------------------------------------------------------
+
+
+def _walk_functions(fdef: graph_pb2.FunctionDef) -> Iterator[graph_pb2.NameAttrList]:
+    """The function references in a FunctionDef's nodes (call targets, branches)."""
+    for node in fdef.node_def:
+        for value in node.attr.values():
+            if value.HasField("func"):
+                yield value.func
+            elif value.HasField("list"):
+                yield from value.list.func
+
+
+class _Loader:
+    def __init__(self, export_dir: str, meta: meta_graph_pb2.MetaGraphDef) -> None:
+        self.export_dir = export_dir
+        self.meta = meta
+        self.proto = meta.object_graph_def
+        graph = get_default_graph()
+        while getattr(graph, "outer_graph", None) is not None:  # loaded outside any function
+            graph = graph.outer_graph
+        self.graph = graph
+        self._renamed = self._import_library()
+        self._functions = {f.signature.name: f for f in graph._ir.library.function}
+        self._nodes: dict[int, Any] = {}
+        self._checkpoint_keys: dict[int, str] | None = None
+        with graph.as_default():
+            self.root = self._build()
+
+    # -- library
+    def _import_library(self) -> dict[str, str]:
+        library = self.graph._ir.library
+        existing = {f.signature.name: f for f in library.function}
+        loaded = list(self.meta.graph_def.library.function)
+        renamed: dict[str, str] = {}
+        for fdef in loaded:
+            name = fdef.signature.name
+            other = existing.get(name)
+            if other is not None and other.SerializeToString(deterministic=True) != (
+                    fdef.SerializeToString(deterministic=True)):
+                k = 1
+                while f"{name}_{k}" in existing or f"{name}_{k}" in renamed.values():
+                    k += 1
+                renamed[name] = f"{name}_{k}"
+        for fdef in loaded:
+            name = fdef.signature.name
+            if name in existing and name not in renamed:
+                continue  # the same function, loaded before
+            copy = graph_pb2.FunctionDef()
+            copy.CopyFrom(fdef)
+            copy.signature.name = renamed.get(name, name)
+            for ref in _walk_functions(copy):
+                ref.name = renamed.get(ref.name, ref.name)
+            library.function.append(copy)
+        return renamed
+
+    def function_name(self, saved_name: str) -> str:
+        return self._renamed.get(saved_name, saved_name)
+
+    def function_def(self, name: str) -> graph_pb2.FunctionDef:
+        fdef = self._functions.get(name)
+        if fdef is None:
+            raise ValueError(f"the SavedModel at {self.export_dir} names function {name!r}, "
+                             "which its function library does not hold")
+        return fdef
+
+    # -- nodes
+    def _node(self, node_id: int) -> Any:
+        if node_id not in self._nodes:
+            if not 0 <= node_id < len(self.proto.nodes):
+                raise ValueError(f"the SavedModel at {self.export_dir} refers to object "
+                                 f"{node_id}; it has {len(self.proto.nodes)}")
+            self._nodes[node_id] = self._make(node_id)
+        return self._nodes[node_id]
+
+    def _make(self, node_id: int) -> Any:
+        node = self.proto.nodes[node_id]
+        kind = node.WhichOneof("kind")
+        if kind == "user_object":
+            identifier = node.user_object.identifier
+            if identifier == "trackable_list_wrapper":
+                return []
+            if identifier == "trackable_dict_wrapper":
+                return {}
+            if identifier == "signature_map":
+                return _SignatureMap()
+            if identifier == "trackable_tuple_wrapper":
+                return tuple(self._node(c.node_id) for c in sorted(
+                    node.children, key=lambda c: int(c.local_name)))
+            return _UserObject()
+        if kind == "variable":
+            return self._variable(node_id, node.variable)
+        if kind == "constant":
+            return self._constant(node.constant)
+        if kind == "function":
+            concretes = [self._concrete(name) for name in node.function.concrete_functions]
+            name = next((n for n in self._parent_names(node_id)), "function")
+            return RestoredFunction(name, concretes, node.function.function_spec)
+        if kind == "bare_concrete_function":
+            bare = node.bare_concrete_function
+            return self._concrete(bare.concrete_function_name, bare)
+        if kind == "asset":
+            return self._asset(node.asset)
+        return _Unsupported(kind or "empty", node_id)
+
+    def _parent_names(self, node_id: int) -> Iterator[str]:
+        for node in self.proto.nodes:
+            for child in node.children:
+                if child.node_id == node_id:
+                    yield child.local_name
+
+    def _concrete(self, name: str, bare: so_pb2.SavedBareConcreteFunction | None = None
+                  ) -> RestoredConcreteFunction:
+        proto = self.proto.concrete_functions.get(name)
+        if proto is None:
+            raise ValueError(f"the SavedModel at {self.export_dir} has no concrete function "
+                             f"{name!r} in its object graph")
+        return RestoredConcreteFunction(self, name, proto, bare)
+
+    def bound_tensor(self, node_id: int, function: str) -> Tensor:
+        obj = self._node(node_id)
+        from tfx.core.api.state_api import Variable
+
+        if isinstance(obj, Variable):
+            return obj.handle
+        if isinstance(obj, Tensor):
+            return obj
+        if isinstance(obj, Asset):
+            return obj.asset_path
+        kind = self.proto.nodes[node_id].WhichOneof("kind")
+        raise NotImplementedError(f"SavedModel function {function!r} captures object "
+                                  f"{node_id}, a {kind}, which tfx cannot restore")
+
+    def _asset(self, proto: so_pb2.SavedAsset) -> Asset:
+        from tfx.core.api.ops_api import convert_to_tensor
+
+        defs = self.meta.asset_file_def
+        if not 0 <= proto.asset_file_def_index < len(defs):
+            raise ValueError(f"the SavedModel at {self.export_dir} names asset "
+                             f"{proto.asset_file_def_index}; it lists {len(defs)}")
+        filename = defs[proto.asset_file_def_index].filename
+        path = os.path.join(self.export_dir, "assets", filename)
+        return Asset(convert_to_tensor(path, dtypes.string, name="asset_path"))
+
+    def _constant(self, proto: so_pb2.SavedConstant) -> Tensor:
+        from tfx.core.api.ops_api import constant
+
+        node = next((n for n in self.meta.graph_def.node if n.name == proto.operation), None)
+        if node is None or "value" not in node.attr:
+            raise ValueError(f"the SavedModel at {self.export_dir} saves constant "
+                             f"{proto.operation!r}, which its graph does not hold")
+        value = tensor_util.to_ndarray(node.attr["value"].tensor, f"constant {node.name!r}")
+        return constant(value, dtype=dtypes.as_dtype(node.attr["value"].tensor.dtype),
+                        name=node.name)
+
+    def _variable(self, node_id: int, proto: so_pb2.SavedVariable) -> Any:
+        from tfx.core.api.ops_api import apply_op
+        from tfx.core.api.state_api import Variable
+
+        key = self._checkpoint_key(node_id)
+        dtype = dtypes.as_dtype(proto.dtype)
+        shape = TensorShape(tensor_util.shape_from_proto(proto.shape))
+        prefix = os.path.join(self.export_dir, "variables", "variables")
+
+        def restore() -> Tensor:
+            with self.graph.device("/cpu:0"):
+                (value,) = apply_op("RestoreV2", prefix=prefix, tensor_names=[key],
+                                    shape_and_slices=[""], dtypes=[dtype], name="restore")
+            value.set_shape(shape)
+            return value
+
+        return Variable(restore, trainable=proto.trainable, name=proto.name or "Variable",
+                        dtype=dtype, validate_shape=shape.is_fully_defined(),
+                        use_resource=True)
+
+    def _checkpoint_key(self, node_id: int) -> str:
+        if self._checkpoint_keys is None:
+            self._checkpoint_keys = self._read_checkpoint_keys()
+        key = self._checkpoint_keys.get(node_id)
+        if key is None:
+            raise NotFoundError(f"the SavedModel at {self.export_dir}: its checkpoint holds no "
+                                f"value for variable {self.proto.nodes[node_id].variable.name!r} "
+                                f"(object {node_id})")
+        return key
+
+    def _read_checkpoint_keys(self) -> dict[int, str]:
+        """SavedObjectGraph node id -> the checkpoint key of its VARIABLE_VALUE, matching
+        the checkpoint's object graph to the saved one from the root by child name."""
+        from tfx.core.checkpoint import BundleReader
+
+        prefix = os.path.join(self.export_dir, "variables", "variables")
+        if not os.path.isfile(prefix + ".index"):
+            raise FileNotFoundError(
+                f"the SavedModel at {self.export_dir} has variables but no checkpoint: "
+                f"{prefix}.index does not exist")
+        with BundleReader(prefix) as reader:
+            if OBJECT_GRAPH_KEY not in reader:
+                raise ValueError(f"the checkpoint {prefix} has no object graph "
+                                 f"({OBJECT_GRAPH_KEY}): it is not a TF2 SavedModel's")
+            graph = so_pb2.TrackableObjectGraph.FromString(
+                reader.read(OBJECT_GRAPH_KEY).item())
+        keys: dict[int, str] = {}
+        matched = {0: 0}
+        queue = collections.deque([0])
+        while queue:
+            saved_id = queue.popleft()
+            ckpt_node = graph.nodes[matched[saved_id]]
+            for attribute in ckpt_node.attributes:
+                if attribute.name == "VARIABLE_VALUE":
+                    keys[saved_id] = attribute.checkpoint_key
+            by_name = {c.local_name: c.node_id for c in ckpt_node.children}
+            for child in self.proto.nodes[saved_id].children:
+                ckpt_id = by_name.get(child.local_name)
+                if ckpt_id is None or child.node_id in matched or not (
+                        0 <= ckpt_id < len(graph.nodes)):
+                    continue
+                matched[child.node_id] = ckpt_id
+                queue.append(child.node_id)
+        return keys
+
+    def _build(self) -> Any:
+        if not self.proto.nodes:
+            raise ValueError(f"the SavedModel at {self.export_dir} has an empty object graph")
+        for node_id in range(len(self.proto.nodes)):
+            self._node(node_id)
+        for node_id, node in enumerate(self.proto.nodes):
+            obj = self._nodes[node_id]
+            children = [(c.local_name, self._nodes[c.node_id]) for c in node.children]
+            if isinstance(obj, list):
+                obj.extend(child for _, child in sorted(children, key=lambda c: int(c[0])))
+            elif isinstance(obj, _SignatureMap):
+                obj._signatures.update(children)
+            elif isinstance(obj, dict):
+                obj.update(children)
+            elif isinstance(obj, _UserObject):
+                for name, child in children:
+                    setattr(obj, name, child)
+                if "__call__" in vars(obj):
+                    # Python looks `__call__` up on the type: a class of its own calls it.
+                    obj.__class__ = type("_UserObject", (_UserObject,), {"__call__": _call})
+        root = self._nodes[0]
+        if isinstance(root, _UserObject) and not isinstance(
+                getattr(root, "signatures", None), _SignatureMap):
+            root.signatures = _SignatureMap()
+        return root
+
+
+class _Unsupported:
+    """An object of a kind tfx does not restore (a resource such as a lookup table)."""
+
+    def __init__(self, kind: str, node_id: int) -> None:
+        self.kind = kind
+        self.node_id = node_id
+
+    def __repr__(self) -> str:
+        return f"<unrestored SavedModel object {self.node_id} ({self.kind})>"
+
+
+def load(export_dir: str | os.PathLike, tags: Any = None, options: Any = None) -> Any:
+    """Load a TF2 SavedModel's objects into the default graph (see the module docstring).
+
+    Args:
+        export_dir: the SavedModel directory.
+        tags: the MetaGraphDef's tag set (default: the only one it has); a string or list.
+        options: a `tf.saved_model.LoadOptions` (accepted; tfx loads on the CPU).
+
+    Returns:
+        The root object: its children as attributes, `signatures` the signature functions.
+
+    Raises:
+        OSError: saved_model.pb is missing or does not parse.
+        ValueError: `tags` differ from the SavedModel's, or the SavedModel has no object
+            graph (a TF1 SavedModel: load it with tf.compat.v1.saved_model.load).
+    """
+    del options
+    from tfx.core.api.saved_model_api import read_saved_model
+
+    export_dir = os.fspath(export_dir)
+    saved_model = read_saved_model(export_dir)
+    if len(saved_model.meta_graphs) != 1 or not saved_model.meta_graphs[0].HasField(
+            "object_graph_def"):
+        raise ValueError(
+            f"the SavedModel at {export_dir} has no TF2 object graph (it was saved by "
+            "TensorFlow 1.x's SavedModelBuilder or simple_save); load it into a session with "
+            "tf.compat.v1.saved_model.load(sess, tags, export_dir)")
+    meta = saved_model.meta_graphs[0]
+    if isinstance(tags, str):
+        tags = [tags]
+    if tags is not None and set(tags) != set(meta.meta_info_def.tags):
+        raise ValueError(
+            f"Got an incompatible argument to `tags`: {list(tags)}. The SavedModel at "
+            f"{export_dir} has one MetaGraph with tags {list(meta.meta_info_def.tags)}. You "
+            "may omit the argument, pass 'None', or pass matching tags.")
+    root = _Loader(export_dir, meta).root
+    if isinstance(root, _UserObject):
+        root.tensorflow_version = meta.meta_info_def.tensorflow_version
+        root.tensorflow_git_version = meta.meta_info_def.tensorflow_git_version
+    return root
+

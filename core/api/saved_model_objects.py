@@ -1,0 +1,141 @@
+"""The objects of TF2 SavedModels besides modules, variables and functions:
+`tf.saved_model.Asset`, `SaveOptions`, and `experimental.TrackableResource` and
+`experimental.VariablePolicy`.
+
+An `Asset` is a file a SavedModel carries: `save` copies it into `assets/` and records
+it in the MetaGraphDef's asset_file_def; `load_v2` gives back an Asset whose
+`asset_path` is the copy's path (a string tensor). A `TrackableResource` makes a
+resource handle once (`_create_resource`) and initializes it (`_initialize`); tfx
+neither saves nor restores one (save and load name it in a NotImplementedError).
+
+Example:
+    >>> module.vocab = Asset("/tmp/vocab.txt")
+    >>> save(module, "/tmp/model", options=SaveOptions(save_debug_info=False))
+"""
+
+from __future__ import annotations
+
+import enum
+import os
+from typing import Any
+
+from tfx.core import dtypes
+
+__all__ = ["Asset", "SaveOptions", "TrackableResource", "VariablePolicy"]
+
+
+class Asset:
+    """`tf.saved_model.Asset`: a file the SavedModel carries in its `assets/` directory.
+
+    Args:
+        path: the file's path (a string, or a string tensor: then it is not saved).
+    """
+
+    def __init__(self, path: Any) -> None:
+        from tfx.core.api.ops_api import convert_to_tensor
+
+        if isinstance(path, (str, bytes, os.PathLike)):
+            self._source: str | None = os.fsdecode(path)
+            path = convert_to_tensor(self._source, dtypes.string, name="asset_path")
+        else:
+            self._source = None
+        self.asset_path = path
+
+    def __repr__(self) -> str:
+        return f"<Asset {self._source or self.asset_path}>"
+
+
+class VariablePolicy(enum.Enum):
+    """How `save` treats variables' devices (`SaveOptions.experimental_variable_policy`)."""
+
+    NONE = None
+    SAVE_VARIABLE_DEVICES = "save_variable_devices"
+    EXPAND_DISTRIBUTED_VARIABLES = "expand_distributed_variables"
+
+    @classmethod
+    def from_obj(cls, obj: Any) -> VariablePolicy:
+        """A policy from None, a policy or its value string (case-insensitive).
+
+        Raises:
+            ValueError: an unknown policy string.
+        """
+        if obj is None:
+            return cls.NONE
+        if isinstance(obj, cls):
+            return obj
+        key = str(obj).lower()
+        for policy in cls:
+            if key == policy.value:
+                return policy
+        raise ValueError(f"Received invalid VariablePolicy value: {obj}.")
+
+
+class SaveOptions:
+    """`tf.saved_model.SaveOptions`: options of `save`. tfx writes one layout: the options
+    are kept (and the variable policy checked) but change nothing.
+
+    Args:
+        namespace_whitelist: op namespaces allowed in the graph.
+        save_debug_info: write the graph's debug info (tfx writes none).
+        function_aliases: {alias: tf.function}.
+        experimental_io_device: the device the checkpoint is written from.
+        experimental_variable_policy: a `VariablePolicy` (or its string).
+        experimental_debug_stripper, experimental_custom_gradients,
+        experimental_image_format, experimental_skip_saver, experimental_sharding_callback,
+        extra_tags: TensorFlow's options.
+    """
+
+    def __init__(self, namespace_whitelist: Any = None, save_debug_info: bool = False,
+                 function_aliases: Any = None, experimental_debug_stripper: bool = False,
+                 experimental_io_device: str | None = None,
+                 experimental_variable_policy: Any = None,
+                 experimental_custom_gradients: bool = True,
+                 experimental_image_format: bool = False,
+                 experimental_skip_saver: bool = False,
+                 experimental_sharding_callback: Any = None,
+                 extra_tags: Any = None) -> None:
+        self.namespace_whitelist = list(namespace_whitelist or [])
+        self.save_debug_info = save_debug_info
+        self.function_aliases = dict(function_aliases or {})
+        self.experimental_debug_stripper = experimental_debug_stripper
+        self.experimental_io_device = experimental_io_device
+        self.experimental_variable_policy = VariablePolicy.from_obj(
+            experimental_variable_policy)
+        self.experimental_custom_gradients = experimental_custom_gradients
+        self.experimental_image_format = experimental_image_format
+        self.experimental_skip_saver = experimental_skip_saver
+        self.experimental_sharding_callback = experimental_sharding_callback
+        self.extra_tags = list(extra_tags or [])
+
+
+class TrackableResource:
+    """`tf.saved_model.experimental.TrackableResource`: a resource (a lookup table, say)
+    whose handle `_create_resource` makes on first use of `resource_handle`.
+
+    Args:
+        device: the device to make the handle on.
+    """
+
+    def __init__(self, device: str = "") -> None:
+        self._resource_device = device
+        self._resource_handle_value: Any = None
+
+    def _create_resource(self) -> Any:
+        """Make and return the resource handle (subclasses override)."""
+        raise NotImplementedError("TrackableResource._create_resource must be overridden")
+
+    def _initialize(self) -> Any:
+        """The op initializing the resource (none by default)."""
+
+    def _destroy_resource(self) -> None:
+        """Release the resource (nothing by default)."""
+
+    @property
+    def resource_handle(self) -> Any:
+        """The handle, made on first use."""
+        if self._resource_handle_value is None:
+            from tfx.core.api.graph_builder import get_default_graph
+
+            with get_default_graph().device(self._resource_device or None):
+                self._resource_handle_value = self._create_resource()
+        return self._resource_handle_value

@@ -1,0 +1,510 @@
+"""`tf.saved_model.save`: a trackable object, its variables and its tf.functions, written
+as a TF2 SavedModel in TensorFlow's layout.
+
+    export_dir/saved_model.pb                       # SavedModel: one MetaGraphDef, tag "serve"
+    export_dir/variables/variables.index            # object-based checkpoint of the variables
+    export_dir/variables/variables.data-00000-of-00001
+
+The object graph is walked breadth first from `obj`: a `tf.Module`'s attributes in the
+order they were set (lists, tuples and dicts holding trackables become wrapper
+nodes), then its tf.functions by name; a `tf.train.Checkpoint`'s children by name;
+a tf.function's traces in this graph (one with an input_signature is traced now) are
+its children `trace_0`, ... Each trace's captured tensors must be variables of the
+object graph (their nodes become its `bound_inputs`) or constants (saved as constant
+nodes).
+
+Signatures (`signatures=`) are wrapped, and the graph TensorFlow 1.x loaders serve is
+built, by saved_model_serving.py.
+
+The variables' values are read in the default session (graph mode); checkpoint keys
+are TensorFlow's (`path/.ATTRIBUTES/VARIABLE_VALUE`, names escaped, plus the
+`_CHECKPOINTABLE_OBJECT_GRAPH`), so TensorFlow 2.21's `tf.saved_model.load` restores
+them.
+
+Example:
+    >>> with Session() as sess:
+    ...     sess.run(global_variables_initializer())
+    ...     save(module, "/tmp/model")
+"""
+
+from __future__ import annotations
+
+import collections
+import inspect
+import os
+import shutil
+from typing import Any
+
+import numpy as np
+
+from tfx.core import dtypes, fileio, tensor_util
+from tfx.core.api import nest_api
+from tfx.core.api.function_api import ConcreteFunction, Function
+from tfx.core.api.graph_builder import Graph, Tensor, get_default_graph
+from tfx.core.api.saved_model_load import OBJECT_GRAPH_KEY, _UserObject, _walk_functions
+from tfx.core.api.saved_model_objects import Asset, SaveOptions, TrackableResource
+from tfx.core.api.saved_model_serving import (
+    canonical_signature,
+    chosen_signatures,
+    exported_graph,
+    module_types,
+    signature_wrapper,
+)
+from tfx.core.api.saved_model_struct import encode
+from tfx.core.api.type_spec_api import TensorSpec
+from tfx.protos import graph_pb2, meta_graph_pb2
+from tfx.protos import saved_object_graph_pb2 as so_pb2
+
+__all__ = ["save"]
+
+_VALUE_SUFFIX = "/.ATTRIBUTES/VARIABLE_VALUE"
+
+
+# --- the object graph -------------------------------------------------------------------
+
+
+class _SignatureMap:
+    """The `signatures` node: key -> the signature's ConcreteFunction."""
+
+    def __init__(self, functions: dict[str, ConcreteFunction]) -> None:
+        self.functions = functions
+
+
+class _Wrapper:
+    """A list, tuple or dict holding trackables: a wrapper node."""
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+
+def _escape(name: str) -> str:
+    return name.replace(".", "..").replace("/", ".S")
+
+
+def _is_trackable(value: Any) -> bool:
+    from tfx.core.api.state_api import Variable
+
+    if isinstance(value, (Variable, Function, ConcreteFunction, Asset, TrackableResource,
+                          *module_types())):
+        return True
+    if isinstance(value, dict):
+        return any(_is_trackable(v) for v in value.values())
+    if isinstance(value, (list, tuple)):
+        return any(_is_trackable(v) for v in value)
+    return False
+
+
+class _ObjectGraph:
+    """The nodes reachable from the root, breadth first, with their named children."""
+
+    def __init__(self, root: Any, graph: Graph, signatures: _SignatureMap | None) -> None:
+        self.graph = graph
+        self.nodes: list[Any] = []
+        self.children: list[list[tuple[str, int]]] = []
+        self.paths: list[str] = []
+        self._ids: dict[int, int] = {}
+        self._wrappers: dict[int, _Wrapper] = {}
+        self._signatures = signatures
+        self._add(root, "")
+        queue = collections.deque([0])
+        while queue:
+            node_id = queue.popleft()
+            obj = self.nodes[node_id]
+            for name, child in self._children_of(obj, node_id == 0):
+                child_id = self._ids.get(id(child))
+                if child_id is None:
+                    parent = self.paths[node_id]
+                    child_id = self._add(child, f"{parent}/{_escape(name)}" if parent
+                                         else _escape(name))
+                    queue.append(child_id)
+                self.children[node_id].append((name, child_id))
+
+    def _add(self, obj: Any, path: str) -> int:
+        self._ids[id(obj)] = len(self.nodes)
+        self.nodes.append(obj)
+        self.children.append([])
+        self.paths.append(path)
+        return len(self.nodes) - 1
+
+    def _wrap(self, value: Any) -> Any:
+        """A list, tuple or dict as its wrapper node (one per container object)."""
+        if isinstance(value, (list, tuple, dict)):
+            if id(value) not in self._wrappers:
+                self._wrappers[id(value)] = _Wrapper(value)
+            return self._wrappers[id(value)]
+        return value
+
+    def _children_of(self, obj: Any, is_root: bool) -> list[tuple[str, Any]]:
+        from tfx.core.api.checkpoint_manager_api import Checkpoint
+        from tfx.core.api.state_api import Variable
+
+        if isinstance(obj, _Wrapper):
+            value = obj.value
+            items = value.items() if isinstance(value, dict) else enumerate(value)
+            return [(str(k), self._wrap(v)) for k, v in items if _is_trackable(v)]
+        if isinstance(obj, _SignatureMap):
+            return list(obj.functions.items())  # in the order given, as TensorFlow
+        if isinstance(obj, Function):
+            return [(f"trace_{i}", c) for i, c in enumerate(_concrete_functions(obj, self.graph))]
+        if isinstance(obj, (Variable, ConcreteFunction, Asset, TrackableResource)):
+            return []
+        if isinstance(obj, Checkpoint):
+            children = [(k, v) for k, v in obj._children.items() if _is_trackable(v)]
+        else:
+            children = [(k, self._wrap(v)) for k, v in vars(obj).items()
+                        if not k.startswith("_self_") and k != "signatures" and _is_trackable(v)]
+            for name in sorted(dir(type(obj))):
+                if isinstance(inspect.getattr_static(type(obj), name, None), Function):
+                    children.append((name, getattr(obj, name)))
+        if is_root and self._signatures is not None:
+            children.append(("signatures", self._signatures))
+        return children
+
+    def node_of(self, obj: Any) -> int | None:
+        return self._ids.get(id(obj))
+
+
+def _concrete_functions(function: Function, graph: Graph) -> list[ConcreteFunction]:
+    """A tf.function's traces in `graph` (traced now when it has an input_signature)."""
+    if function.input_signature is not None:
+        with graph.as_default():
+            function.get_concrete_function()
+    found = []
+    for ref, concrete in function._cache.values():
+        if ref() is graph and all(concrete is not c for c in found):
+            found.append(concrete)
+    return found
+
+
+# --- writing ------------------------------------------------------------------------------
+
+
+def _fullargspec(python_function: Any) -> inspect.FullArgSpec:
+    try:
+        signature = inspect.signature(python_function)
+    except (TypeError, ValueError):
+        return inspect.FullArgSpec([], None, None, None, [], None, {})
+    args, kwonly, defaults, kwdefaults = [], [], [], {}
+    varargs = varkw = None
+    for p in signature.parameters.values():
+        if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD):
+            args.append(p.name)
+            if p.default is not p.empty:
+                defaults.append(p.default)
+        elif p.kind is p.VAR_POSITIONAL:
+            varargs = p.name
+        elif p.kind is p.KEYWORD_ONLY:
+            kwonly.append(p.name)
+            if p.default is not p.empty:
+                kwdefaults[p.name] = p.default
+        else:
+            varkw = p.name
+    return inspect.FullArgSpec(args, varargs, varkw, tuple(defaults) or None, kwonly,
+                               kwdefaults or None, {})
+
+
+def _function_spec(function: Function) -> so_pb2.FunctionSpec:
+    spec = so_pb2.FunctionSpec()
+    try:
+        spec.fullargspec.CopyFrom(encode(_fullargspec(function.python_function)))
+    except ValueError:  # a default value with no encoding: the names alone
+        spec.fullargspec.CopyFrom(encode(inspect.FullArgSpec(
+            _fullargspec(function.python_function).args, None, None, None, [], None, {})))
+    signature = function.input_signature
+    spec.input_signature.CopyFrom(encode(None if signature is None else tuple(signature)))
+    return spec
+
+
+def _output_signature(concrete: ConcreteFunction) -> Any:
+    """The output structure with TensorSpecs named as TensorFlow names them."""
+    structure = concrete.traced.output_structure
+    if isinstance(structure, dict):
+        return {k: TensorSpec(v.shape, v.dtype, k) if isinstance(v, TensorSpec) else v
+                for k, v in structure.items()}
+    counter = iter(range(1 << 30))
+    return nest_api.map_structure(
+        lambda s: TensorSpec(s.shape, s.dtype, f"tensor_{next(counter)}")
+        if isinstance(s, TensorSpec) else s, structure) if structure is not None else None
+
+
+_ENTERS = frozenset({"Enter", "RefEnter"})
+_EXITS = frozenset({"Exit", "RefExit"})
+
+
+def _without_frame_control_outputs(fdef: graph_pb2.FunctionDef) -> graph_pb2.FunctionDef:
+    """A copy of `fdef` without control outputs inside v1 while-loop frames.
+
+    tfx marks every stateful op of a traced body a control output, those of a loop body
+    included; TensorFlow's runtime refuses a function whose outputs come from inside a
+    frame ("has inputs from different frames"). The loop's Exit already runs after
+    them, so dropping them changes no result."""
+    nodes = {n.name: n for n in fdef.node_def}
+    frames: dict[str, tuple] = {}
+    for _ in range(len(nodes) + 1):
+        changed = False
+        for node in fdef.node_def:
+            inputs = [ref.lstrip("^").split(":")[0] for ref in node.input]
+            inputs = [name for name in inputs if name in nodes]
+            known = [frames[name] for name in inputs if name in frames]
+            if inputs and not known:
+                continue
+            frame = known[0] if known else ()
+            if node.op in _ENTERS:
+                frame = (*frame, node.attr["frame_name"].s)
+            elif node.op in _EXITS:
+                frame = frame[:-1]
+            if frames.get(node.name) != frame:
+                frames[node.name] = frame
+                changed = True
+        if not changed:
+            break
+    inside = {name for name, frame in frames.items() if frame}
+    if not inside.intersection(fdef.control_ret):
+        return fdef
+    copy = graph_pb2.FunctionDef()
+    copy.CopyFrom(fdef)
+    for name in inside.intersection(fdef.control_ret):
+        del copy.control_ret[name]
+    kept = [name for name in copy.signature.control_output if name not in inside]
+    del copy.signature.control_output[:]
+    copy.signature.control_output.extend(kept)
+    return copy
+
+
+class _Saver:
+    """Builds the SavedModel proto and the checkpoint of one object graph."""
+
+    def __init__(self, view: _ObjectGraph, export_dir: str) -> None:
+        self.view = view
+        self.export_dir = export_dir
+        self.graph = view.graph
+        self.proto = so_pb2.SavedObjectGraph()
+        self.constants: dict[int, tuple[str, np.ndarray, dtypes.DType]] = {}
+        self.functions: set[str] = set()
+        self.assets: list[tuple[int, str]] = []
+
+    def _variable_of(self, tensor: Tensor) -> int | None:
+        from tfx.core.api.state_api import ResourceVariable
+
+        for node_id, obj in enumerate(self.view.nodes):
+            if isinstance(obj, ResourceVariable) and obj.handle is tensor:
+                return node_id
+            if isinstance(obj, Asset) and obj.asset_path is tensor:
+                return node_id
+        return None
+
+    def _bound_inputs(self, concrete: ConcreteFunction) -> list[int]:
+        bound = []
+        for tensor in concrete.captured_inputs:
+            node_id = self._variable_of(tensor)
+            if node_id is None and tensor.op.type == "Const":
+                node_id = self._constant(tensor)
+            if node_id is None:
+                raise ValueError(
+                    f"Tried to export a function which references an 'untracked' tensor "
+                    f"{tensor.name!r} ({tensor.op.type}): function {concrete.name!r} captures "
+                    "it, and it is neither a variable reachable from the saved object (assign "
+                    "it to an attribute) nor a constant")
+            bound.append(node_id)
+        return bound
+
+    def _constant(self, tensor: Tensor) -> int:
+        for node_id, (_, _, _) in self.constants.items():
+            if self.view.nodes[node_id] is tensor:
+                return node_id
+        value = tensor.op._node.attrs["value"].value
+        node_id = len(self.view.nodes)
+        self.view.nodes.append(tensor)
+        self.view.children.append([])
+        self.view.paths.append("")
+        self.constants[node_id] = (f"constant_{node_id}", np.asarray(value),
+                                   tensor.dtype.base)
+        return node_id
+
+    def _concrete(self, concrete: ConcreteFunction) -> None:
+        if concrete.name in self.proto.concrete_functions:
+            return
+        saved = self.proto.concrete_functions[concrete.name]
+        saved.bound_inputs.extend(self._bound_inputs(concrete))
+        saved.canonicalized_input_signature.CopyFrom(encode(canonical_signature(concrete)))
+        saved.output_signature.CopyFrom(encode(_output_signature(concrete)))
+        self.functions.add(concrete.name)
+
+    def build(self) -> so_pb2.SavedObjectGraph:
+        from tfx.core.api.state_api import ResourceVariable, Variable
+
+        view = self.view
+        count = len(view.nodes)
+        saved_nodes = [so_pb2.SavedObject() for _ in range(count)]
+        for node_id in range(count):
+            obj, node = view.nodes[node_id], saved_nodes[node_id]
+            for name, child in view.children[node_id]:
+                node.children.add(node_id=child, local_name=name)
+            if isinstance(obj, Variable):
+                if not isinstance(obj, ResourceVariable):
+                    raise ValueError(
+                        f"cannot save the reference variable {obj.name!r} in a TF2 SavedModel "
+                        "(make it with use_resource=True, or save with tf.compat.v1."
+                        "saved_model.simple_save)")
+                var = node.variable
+                var.dtype = obj.dtype.enum
+                tensor_util.shape_to_proto(obj.shape.as_tuple(), var.shape)
+                var.trainable = obj.trainable
+                var.name = obj.op.name
+            elif isinstance(obj, Function):
+                traces = [view.nodes[c] for _, c in view.children[node_id]]
+                for concrete in traces:
+                    self._concrete(concrete)
+                node.function.concrete_functions.extend(c.name for c in traces)
+                node.function.function_spec.CopyFrom(_function_spec(obj))
+            elif isinstance(obj, ConcreteFunction):
+                self._concrete(obj)
+                bare = node.bare_concrete_function
+                bare.concrete_function_name = obj.name
+                args, kwargs = canonical_signature(obj)
+                if isinstance(obj.structured_input_signature[1], dict) and not args:
+                    bare.argument_keywords.extend(sorted(kwargs))
+                else:
+                    params = list(_fullargspec(obj._python_function).args)
+                    bare.argument_keywords.extend(params[:len(args)] + sorted(kwargs))
+                    bare.allowed_positional_arguments = len(args)
+            elif isinstance(obj, Asset):
+                node.asset.asset_file_def_index = self._asset(node_id, obj)
+            elif isinstance(obj, TrackableResource):
+                raise NotImplementedError(
+                    f"tfx cannot save the resource {type(obj).__name__} at "
+                    f"{view.paths[node_id]!r} (a TrackableResource) in a SavedModel")
+            else:
+                user = node.user_object
+                user.identifier = (
+                    "signature_map" if isinstance(obj, _SignatureMap) else
+                    "_generic_user_object" if not isinstance(obj, _Wrapper) else
+                    "trackable_dict_wrapper" if isinstance(obj.value, dict) else
+                    "trackable_tuple_wrapper" if isinstance(obj.value, tuple) else
+                    "trackable_list_wrapper")
+                user.version.producer = 1
+                user.version.min_consumer = 1
+        for node_id in range(count, len(view.nodes)):
+            saved_nodes.append(so_pb2.SavedObject())
+            saved_nodes[node_id].constant.operation = self.constants[node_id][0]
+        self.proto.nodes.extend(saved_nodes)
+        return self.proto
+
+    def _asset(self, node_id: int, asset: Asset) -> int:
+        if asset._source is None:
+            raise ValueError(f"cannot save {asset!r}: tfx saves assets made from a file path")
+        if not os.path.isfile(asset._source):
+            raise FileNotFoundError(f"asset {asset._source!r} does not exist")
+        self.assets.append((node_id, asset._source))
+        return len(self.assets) - 1
+
+    def library(self) -> list[graph_pb2.FunctionDef]:
+        """The saved functions and those they call, in the graph library's order."""
+        by_name = {f.signature.name: f for f in self.graph._ir.library.function}
+        needed, stack = set(), list(self.functions)
+        while stack:
+            name = stack.pop()
+            if name in needed or name not in by_name:
+                continue
+            needed.add(name)
+            stack.extend(ref.name for ref in _walk_functions(by_name[name]))
+        return [_without_frame_control_outputs(f) for f in self.graph._ir.library.function
+                if f.signature.name in needed]
+
+    def checkpoint_graph(self) -> tuple[so_pb2.TrackableObjectGraph, list[tuple[str, Any]]]:
+        """TensorFlow's TrackableObjectGraph of the same nodes, and (key, variable) pairs."""
+        from tfx.core.api.state_api import Variable
+
+        view = self.view
+        graph = so_pb2.TrackableObjectGraph()
+        values = []
+        has_values = [isinstance(obj, Variable) for obj in view.nodes]
+        changed = True
+        while changed:  # a node has values when one of its descendants does
+            changed = False
+            for node_id, children in enumerate(view.children):
+                if not has_values[node_id] and any(has_values[c] for _, c in children):
+                    has_values[node_id] = changed = True
+        for node_id, obj in enumerate(view.nodes):
+            node = graph.nodes.add()
+            for name, child in view.children[node_id]:
+                node.children.add(node_id=child, local_name=name)
+            if isinstance(obj, Variable):
+                key = view.paths[node_id] + _VALUE_SUFFIX
+                node.attributes.add(name="VARIABLE_VALUE", full_name=obj.op.name,
+                                    checkpoint_key=key)
+                values.append((key, obj))
+            node.has_checkpoint_values.value = has_values[node_id]
+        return graph, values
+
+
+def save(obj: Any, export_dir: str | os.PathLike, signatures: Any = None,
+         options: SaveOptions | None = None) -> None:
+    """Write `obj` as a TF2 SavedModel at `export_dir` (see the module docstring).
+
+    Args:
+        obj: a tf.Module, tf.train.Checkpoint or restored object.
+        export_dir: the directory (made if needed; files in it are overwritten).
+        signatures: a tf.function with an input_signature, a concrete function, or a
+            dict of them by signature key (default: see the module docstring).
+        options: a `SaveOptions`.
+
+    Raises:
+        ValueError: `obj` is not trackable, a signature is not a function with an
+            input signature, a function captures a tensor that is neither a variable of
+            the object graph nor a constant, or a variable is a reference variable; the
+            graph has variables and there is no default session.
+    """
+    from tfx.core.api.session_api import get_default_session
+    from tfx.core.api.state_api import Variable
+    from tfx.core.checkpoint import BundleWriter
+
+    if options is not None and not isinstance(options, SaveOptions):
+        raise TypeError(f"options must be a tf.saved_model.SaveOptions, got {options!r}")
+    graph = get_default_graph()
+    if getattr(graph, "outer_graph", None) is not None:
+        raise RuntimeError("tf.saved_model.save is not supported inside a traced @tf.function. "
+                           "Move the call to the outer context.")
+    if isinstance(obj, _UserObject):
+        raise NotImplementedError("tfx cannot save a loaded SavedModel's object again (its "
+                                  "restored functions are not re-exported)")
+    if not isinstance(obj, module_types()):
+        raise ValueError("Expected an object of type `Trackable`, such as `tf.Module` or a "
+                         f"subclass of the `Trackable` class, for export. Got {obj!r} with type "
+                         f"{type(obj)}.")
+    wrappers = {key: signature_wrapper(key, concrete, graph)
+                for key, concrete in chosen_signatures(obj, signatures, graph).items()}
+    view = _ObjectGraph(obj, graph, _SignatureMap(wrappers))
+    saver = _Saver(view, os.fspath(export_dir))
+    object_graph = saver.build()
+    library = saver.library()
+    ckpt_graph, values = saver.checkpoint_graph()
+    ckpt_bytes = ckpt_graph.SerializeToString()
+
+    variables = [v for _, v in values if isinstance(v, Variable)]
+    arrays: list[Any] = []
+    if variables:
+        session = get_default_session()
+        if session is None or session.graph is not graph:
+            raise ValueError("tf.saved_model.save in graph mode reads the variables' values in "
+                             "the default session: run it inside `with tf.Session() as sess:` "
+                             "on the variables' graph, after initializing them")
+        arrays = session.run([v._as_graph_element() for v in variables])
+
+    export_dir = os.fspath(export_dir)
+    meta = exported_graph(saver, library, wrappers, [k for k, _ in values], ckpt_bytes)
+    meta.object_graph_def.CopyFrom(object_graph)
+    os.makedirs(os.path.join(export_dir, "variables"), exist_ok=True)
+    prefix = os.path.join(export_dir, "variables", "variables")
+    with BundleWriter(prefix) as writer:
+        for (key, var), array in zip(values, arrays):
+            writer.add(key, np.asarray(array), var.dtype)
+        writer.add(OBJECT_GRAPH_KEY, np.array(ckpt_bytes, dtype=object), dtypes.string)
+    if saver.assets:
+        os.makedirs(os.path.join(export_dir, "assets"), exist_ok=True)
+        for _, source in saver.assets:
+            shutil.copyfile(source, os.path.join(export_dir, "assets", os.path.basename(source)))
+    saved_model = meta_graph_pb2.SavedModel(saved_model_schema_version=1)
+    saved_model.meta_graphs.add().CopyFrom(meta)
+    fileio.atomic_write_bytes(os.path.join(export_dir, "saved_model.pb"),
+                              saved_model.SerializeToString(deterministic=True))

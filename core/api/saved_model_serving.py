@@ -1,0 +1,279 @@
+"""The serving side of a TF2 SavedModel that `save` writes: signatures and the graph
+TensorFlow 1.x loaders serve.
+
+* A signature (a tf.function with an input_signature, or a concrete function) is
+  wrapped as TensorFlow wraps it: a function of keyword arguments, the trace's
+  argument names, sorted, returning a dict (`output_0`, ... for a tensor or a
+  sequence). By default the one such function among the root object's own is the
+  "serving_default" signature, if there is exactly one.
+* The exported graph holds a VarHandleOp per variable (shared by name), per signature
+  its placeholders (`KEY_ARG`) and a call of its wrapper, the SignatureDefs naming
+  them, a Saver (SaverDef: `saver_filename`, save and restore ops of the checkpoint's
+  keys) and the `__saved_model_init_op` signature, so `tf.compat.v1.saved_model.load`
+  serves a TF2 SavedModel as TensorFlow's do.
+
+Example:
+    >>> wrappers = {key: signature_wrapper(key, f, graph) for key, f in signatures.items()}
+"""
+
+from __future__ import annotations
+
+import inspect
+import os
+import re
+from typing import Any
+
+from tfx.core import dtypes
+from tfx.core.api import nest_api
+from tfx.core.api.function_api import ConcreteFunction, Function, _Keywords
+from tfx.core.api.function_tracing import call, trace_with
+from tfx.core.api.graph_builder import Graph, Tensor, get_default_graph
+from tfx.core.api.saved_model_load import OBJECT_GRAPH_KEY
+from tfx.core.api.saved_model_objects import Asset
+from tfx.core.api.type_spec_api import TensorSpec
+from tfx.protos import checkpoint_pb2, graph_pb2, meta_graph_pb2
+
+__all__ = ["INIT_OP_KEY", "canonical_signature", "chosen_signatures", "exported_graph",
+           "module_types", "signature_wrapper"]
+
+INIT_OP_KEY = "__saved_model_init_op"
+_DEFAULT_SIGNATURE = "serving_default"
+_PREDICT = "tensorflow/serving/predict"
+_KEYWORD = re.compile(r"^[A-Za-z0-9_.\-/]+$")
+
+
+def module_types() -> tuple[type, ...]:
+    from tfx.core.api.checkpoint_manager_api import Checkpoint
+    from tfx.core.api.module_api import Module
+
+    return Module, Checkpoint
+
+
+# --- signatures ---------------------------------------------------------------------------
+
+
+def canonical_signature(concrete: ConcreteFunction) -> tuple[tuple, dict]:
+    args, kwargs = concrete.structured_input_signature
+    args = list(args)
+    if args and isinstance(args[-1], _Keywords):
+        kwargs = {**kwargs, **dict(args.pop())}
+    return tuple(args), dict(kwargs)
+
+
+def input_specs(concrete: ConcreteFunction) -> list[TensorSpec]:
+    """The trace's tensor arguments as named TensorSpecs, in its inputs' order."""
+    return [s for s in nest_api.flatten(canonical_signature(concrete))
+            if isinstance(s, TensorSpec)]
+
+
+def _as_concrete(value: Any, key: str, graph: Graph) -> ConcreteFunction:
+    if isinstance(value, ConcreteFunction):
+        return value
+    if isinstance(value, Function):
+        if value.input_signature is None:
+            raise ValueError(
+                f"signature {key!r}: a tf.function used as a signature needs an "
+                "input_signature; pass `f.get_concrete_function(tf.TensorSpec(...))` instead")
+        with graph.as_default():
+            return value.get_concrete_function()
+    raise ValueError(f"Expected a TensorFlow function for which to generate a signature "
+                     f"{key!r}, but got {value!r}. Only `tf.functions` with an input "
+                     "signature or concrete functions can be used as a signature.")
+
+
+def _default_signature(obj: Any, graph: Graph) -> dict[str, ConcreteFunction]:
+    """The one function with an input_signature (or concrete function) among the root's
+    children, if exactly one."""
+    found = []
+    candidates = [getattr(obj, name) for name in sorted(dir(type(obj)))
+                  if isinstance(inspect.getattr_static(type(obj), name, None), Function)]
+    if isinstance(obj, module_types()) and hasattr(obj, "__dict__"):
+        candidates += list(vars(obj).values())
+    for value in candidates:
+        if isinstance(value, ConcreteFunction) or (
+                isinstance(value, Function) and value.input_signature is not None):
+            found.append(value)
+    if len(found) != 1:
+        return {}
+    return {_DEFAULT_SIGNATURE: _as_concrete(found[0], _DEFAULT_SIGNATURE, graph)}
+
+
+def _normalize_outputs(outputs: Any, key: str) -> dict[str, Tensor]:
+    if isinstance(outputs, dict):
+        result = dict(outputs)
+    else:
+        if outputs is None:
+            raise ValueError(f"signature {key!r}: the function returns nothing; a signature "
+                             "must return a tensor, a sequence or a dict of tensors")
+        seq = outputs if isinstance(outputs, (list, tuple)) else [outputs]
+        result = {f"output_{i}": value for i, value in enumerate(seq)}
+    for name, value in result.items():
+        if not isinstance(name, str):
+            raise ValueError(f"signature {key!r}: output key {name!r} is not a string")
+        if not isinstance(value, Tensor):
+            raise ValueError(
+                f"Got a non-Tensor value {value!r} for key {name!r} in the output of the "
+                f"function used to generate the SavedModel signature {key!r}. Dictionaries "
+                "outputs for functions used as signatures should have one Tensor output per "
+                "string key.")
+    return result
+
+
+def signature_wrapper(key: str, concrete: ConcreteFunction, graph: Graph) -> ConcreteFunction:
+    """A function of keyword arguments (the trace's argument names) returning a dict."""
+    specs = input_specs(concrete)
+    names = [spec.name for spec in specs]
+    for name in names:
+        if not name or not _KEYWORD.match(name):
+            raise ValueError(f"signature {key!r}: input name {name!r} of "
+                             f"{concrete.name!r} is not a valid signature keyword")
+    if len(set(names)) != len(names):
+        raise ValueError(f"signature {key!r}: the inputs of {concrete.name!r} have repeated "
+                         f"names {names}")
+    order = sorted(range(len(specs)), key=lambda i: names[i])
+
+    def build(func_graph: Any) -> Any:
+        placeholders: list[Any] = [None] * len(specs)
+        for i in order:
+            placeholders[i] = func_graph.add_input_placeholder(specs[i].dtype, specs[i].shape,
+                                                               names[i])
+        return dict(sorted(_normalize_outputs(call(concrete.traced, placeholders),
+                                              key).items()))
+
+    with graph.as_default():
+        traced = trace_with(build, f"signature_wrapper_{key}" if _KEYWORD.match(key)
+                            else "signature_wrapper")
+    kw_specs = {names[i]: TensorSpec(specs[i].shape, specs[i].dtype, names[i]) for i in order}
+    wrapper = ConcreteFunction(traced, ((), kw_specs), list(range(len(specs))),
+                               [kw_specs[names[i]] for i in order], concrete._python_function)
+    return wrapper
+
+
+def exported_graph(saver: Any, library: list[graph_pb2.FunctionDef],
+                   signatures: dict[str, ConcreteFunction], checkpoint_keys: list[str],
+                   object_graph: bytes) -> meta_graph_pb2.MetaGraphDef:
+    """The MetaGraphDef a TF1 loader serves: variables' handles, one call per signature,
+    a Saver of the checkpoint, and the init-op signature.
+
+    Args:
+        saver: `saved_model_save`'s builder (its object graph view, saved object graph,
+            captured constants and assets).
+        library: the functions to save.
+        signatures: key -> the signature's wrapper.
+        checkpoint_keys: the variables' keys, in the object graph's order.
+        object_graph: the serialized TrackableObjectGraph the Saver writes too.
+    """
+    from tfx.core.api.meta_graph_api import export_meta_graph
+    from tfx.core.api.ops_api import apply_op, apply_op_raw, constant, convert_to_tensor
+    from tfx.core.api.saved_model_api import build_tensor_info
+    from tfx.core.api.state_api import Variable
+
+    view = saver.view
+    graph = Graph()
+    graph._ir.library.function.extend(library)
+    tensors: dict[int, Tensor] = {}
+    with graph.as_default():
+        for node_id, obj in enumerate(view.nodes):
+            if isinstance(obj, Variable):
+                tensors[node_id] = apply_op("VarHandleOp", shape=obj.shape.as_tuple(),
+                                            dtype=obj.dtype, shared_name=obj.op.name,
+                                            name=obj.op.name)
+            elif isinstance(obj, Asset):
+                tensors[node_id] = convert_to_tensor(
+                    os.path.basename(obj._source), dtypes.string, name="asset_path")
+        for node_id, (name, value, dtype) in saver.constants.items():
+            tensors[node_id] = constant(value, dtype=dtype, name=name)
+        signature_defs = {}
+        for key, concrete in signatures.items():
+            bound = saver.proto.concrete_functions[concrete.name].bound_inputs
+            inputs = {}
+            for spec in input_specs(concrete):
+                inputs[spec.name] = apply_op("Placeholder", dtype=spec.dtype,
+                                             shape=spec.shape.as_tuple(),
+                                             name=f"{key}_{spec.name}")
+            args = [inputs[spec.name] for spec in input_specs(concrete)]
+            args += [tensors[node_id] for node_id in bound]
+            stateful = concrete.function_def.signature.is_stateful
+            op_type = "StatefulPartitionedCall" if stateful else "PartitionedCall"
+            func = graph_pb2.AttrValue()
+            func.func.name = concrete.name
+            op = graph.create_op(op_type, args, {
+                "Tin": [t.dtype.base for t in args], "Tout": concrete.output_dtypes,
+                "f": func}, name=op_type)
+            outputs = dict(zip(sorted(concrete.traced.output_structure), op.outputs))
+            signature = meta_graph_pb2.SignatureDef(method_name=_PREDICT)
+            for name, tensor in inputs.items():
+                signature.inputs[name].CopyFrom(build_tensor_info(tensor))
+            for name, tensor in outputs.items():
+                tensor.set_shape(concrete.traced.output_structure[name].shape)
+                signature.outputs[name].CopyFrom(build_tensor_info(tensor))
+            signature_defs[key] = signature
+        init = apply_op_raw("NoOp", name="NoOp")
+        init_info = meta_graph_pb2.TensorInfo(name=init.name)
+        init_info.tensor_shape.unknown_rank = True
+        signature_defs[INIT_OP_KEY] = meta_graph_pb2.SignatureDef(
+            outputs={INIT_OP_KEY: init_info})
+        saver_def = _saver_ops(view, tensors, checkpoint_keys, object_graph)
+    meta = export_meta_graph(graph=graph, saver_def=saver_def, tags=["serve"])
+    for key, signature in signature_defs.items():
+        meta.signature_def[key].CopyFrom(signature)
+    for node_id, source in saver.assets:
+        asset_def = meta.asset_file_def.add(filename=os.path.basename(source))
+        asset_def.tensor_info.CopyFrom(build_tensor_info(tensors[node_id]))
+    return meta
+
+
+def _saver_ops(view: Any, tensors: dict[int, Tensor], keys: list[str],
+               object_graph: bytes) -> checkpoint_pb2.SaverDef:
+    """Save and restore ops of the checkpoint in the exported graph (a TF1 Saver's)."""
+    from tfx.core.api.ops_api import apply_op, apply_op_raw, convert_to_tensor, group
+    from tfx.core.api.state_api import Variable
+
+    graph = get_default_graph()
+    variables = [(node_id, obj) for node_id, obj in enumerate(view.nodes)
+                 if isinstance(obj, Variable)]
+    filename = apply_op("PlaceholderWithDefault", input="model", shape=(),
+                        name="saver_filename")
+    with graph.name_scope("saver"):
+        names = list(keys) + [OBJECT_GRAPH_KEY]
+        values = [apply_op("ReadVariableOp", resource=tensors[node_id], dtype=obj.dtype)
+                  for node_id, obj in variables]
+        values.append(convert_to_tensor(object_graph, dtypes.string))
+        save = apply_op_raw("SaveV2", prefix=filename, tensor_names=names,
+                            shape_and_slices=[""] * len(names), tensors=values)
+        with graph.control_dependencies([save]):
+            saved = apply_op("Identity", input=filename, name="save_path")
+        assigns = []
+        if variables:
+            restored = apply_op("RestoreV2", prefix=filename, tensor_names=list(keys),
+                                shape_and_slices=[""] * len(keys),
+                                dtypes=[obj.dtype for _, obj in variables])
+            restored = restored if isinstance(restored, (list, tuple)) else [restored]
+            assigns = [apply_op_raw("AssignVariableOp", resource=tensors[node_id], value=value)
+                       for (node_id, _), value in zip(variables, restored)]
+        restore = group(*assigns, name="restore_all")
+    return checkpoint_pb2.SaverDef(filename_tensor_name=filename.name,
+                                   save_tensor_name=saved.name,
+                                   restore_op_name=restore.name, version=2)
+
+
+def chosen_signatures(obj: Any, signatures: Any, graph: Graph) -> dict[str, ConcreteFunction]:
+    """The concrete function of each signature `save` got (see the module docstring).
+
+    Raises:
+        ValueError: a key is not a string or is the reserved init-op key; a value is not a
+            tf.function with an input_signature nor a concrete function.
+    """
+    if signatures is None:
+        chosen = _default_signature(obj, graph)
+    elif isinstance(signatures, dict):
+        chosen = {}
+        for key, value in signatures.items():
+            if not isinstance(key, str):
+                raise ValueError(f"signature keys must be strings, got {key!r}")
+            chosen[key] = _as_concrete(value, key, graph)
+    else:
+        chosen = {_DEFAULT_SIGNATURE: _as_concrete(signatures, _DEFAULT_SIGNATURE, graph)}
+    if INIT_OP_KEY in chosen:
+        raise ValueError(f"signature key {INIT_OP_KEY!r} is reserved")
+    return chosen
