@@ -540,7 +540,11 @@ def load(sess: Any, tags: Iterable[str], export_dir: str | os.PathLike,
             saver.restore(sess, prefix)
         init_op = _init_op(graph, meta, import_scope)
         if init_op is not None:
-            sess.run(init_op)
+            # The asset tensors get the assets' paths in this directory, as TensorFlow feeds.
+            scope = f"{import_scope}/" if import_scope else ""
+            feeds = {scope + asset.tensor_info.name: os.path.join(
+                export_dir, ASSETS_DIRECTORY, asset.filename) for asset in meta.asset_file_def}
+            sess.run(init_op, feeds)
     return meta
 
 

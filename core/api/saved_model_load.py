@@ -48,14 +48,13 @@ from tfx.core.api.graph_builder import Tensor, TensorShape, get_default_graph
 from tfx.core.api.saved_model_objects import Asset
 from tfx.core.api.saved_model_struct import decode
 from tfx.core.api.type_spec_api import TensorSpec
-from tfx.core.errors import InvalidArgumentError, NotFoundError
+from tfx.core.errors import InvalidArgumentError, NotFoundError, closest
 from tfx.protos import graph_pb2, meta_graph_pb2
 from tfx.protos import saved_object_graph_pb2 as so_pb2
 
 __all__ = ["RestoredConcreteFunction", "RestoredFunction", "load"]
 
 OBJECT_GRAPH_KEY = "_CHECKPOINTABLE_OBJECT_GRAPH"
-_CALL_FUNC_ATTRS = ("f", "then_branch", "else_branch", "cond", "body", "branches")
 
 
 class _UserObject:
@@ -78,8 +77,6 @@ class _SignatureMap(Mapping):
 
     def __getitem__(self, key: str) -> Any:
         if key not in self._signatures:
-            from tfx.core.errors import closest
-
             raise KeyError(f"the SavedModel has no signature {key!r}; it has "
                            f"{sorted(self._signatures)}{closest(key, self._signatures)}")
         return self._signatures[key]
@@ -133,11 +130,12 @@ def _fit(signature: Any, structured: Any, allow_conversion: bool) -> list[Tensor
 
 
 def _equal(expected: Any, value: Any) -> bool:
-    try:
-        return bool(np.all(expected == value)) and type(expected) is type(value) or (
-            expected == value)
-    except (TypeError, ValueError):
-        return False
+    """Whether a call's Python value is the one a trace was made for (same type too, so
+    True and 1 are different traces, as in TensorFlow)."""
+    if isinstance(expected, np.ndarray) or isinstance(value, np.ndarray):
+        return (isinstance(expected, np.ndarray) and isinstance(value, np.ndarray)
+                and expected.dtype == value.dtype and np.array_equal(expected, value))
+    return type(expected) is type(value) and expected == value
 
 
 class RestoredConcreteFunction:
@@ -364,15 +362,28 @@ class _Loader:
         existing = {f.signature.name: f for f in library.function}
         loaded = list(self.meta.graph_def.library.function)
         renamed: dict[str, str] = {}
+
+        def rename(name: str) -> None:
+            k = 1
+            while f"{name}_{k}" in existing or f"{name}_{k}" in renamed.values():
+                k += 1
+            renamed[name] = f"{name}_{k}"
+
         for fdef in loaded:
             name = fdef.signature.name
             other = existing.get(name)
             if other is not None and other.SerializeToString(deterministic=True) != (
                     fdef.SerializeToString(deterministic=True)):
-                k = 1
-                while f"{name}_{k}" in existing or f"{name}_{k}" in renamed.values():
-                    k += 1
-                renamed[name] = f"{name}_{k}"
+                rename(name)
+        changed = bool(renamed)
+        while changed:  # a function calling a renamed one is another function: renamed too
+            changed = False
+            for fdef in loaded:
+                name = fdef.signature.name
+                if name in existing and name not in renamed and any(
+                        ref.name in renamed for ref in _walk_functions(fdef)):
+                    rename(name)
+                    changed = True
         for fdef in loaded:
             name = fdef.signature.name
             if name in existing and name not in renamed:

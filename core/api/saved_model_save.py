@@ -40,6 +40,7 @@ import numpy as np
 from tfx.core import dtypes, fileio, tensor_util
 from tfx.core.api import nest_api
 from tfx.core.api.function_api import ConcreteFunction, Function
+from tfx.core.api.function_tracing import FuncGraph
 from tfx.core.api.graph_builder import Graph, Tensor, get_default_graph
 from tfx.core.api.saved_model_load import OBJECT_GRAPH_KEY, _UserObject, _walk_functions
 from tfx.core.api.saved_model_objects import Asset, SaveOptions, TrackableResource
@@ -68,6 +69,13 @@ class _SignatureMap:
 
     def __init__(self, functions: dict[str, ConcreteFunction]) -> None:
         self.functions = functions
+
+
+class _Constant:
+    """A constant a function captures: a constant node, the function's `capture_N`."""
+
+    def __init__(self, tensor: Tensor) -> None:
+        self.tensor = tensor
 
 
 class _Wrapper:
@@ -99,12 +107,19 @@ class _ObjectGraph:
 
     def __init__(self, root: Any, graph: Graph, signatures: _SignatureMap | None) -> None:
         self.graph = graph
+        self._signatures = signatures
+        self._wrappers: dict[int, _Wrapper] = {}
+        self._constants: dict[int, _Constant] = {}
+        # Twice: the first walk traces the functions with an input_signature, and with
+        # them the traces of the functions they call, which the second walk then finds.
+        self._walk(root)
+        self._walk(root)
+
+    def _walk(self, root: Any) -> None:
         self.nodes: list[Any] = []
         self.children: list[list[tuple[str, int]]] = []
         self.paths: list[str] = []
         self._ids: dict[int, int] = {}
-        self._wrappers: dict[int, _Wrapper] = {}
-        self._signatures = signatures
         self._add(root, "")
         queue = collections.deque([0])
         while queue:
@@ -146,7 +161,9 @@ class _ObjectGraph:
             return list(obj.functions.items())  # in the order given, as TensorFlow
         if isinstance(obj, Function):
             return [(f"trace_{i}", c) for i, c in enumerate(_concrete_functions(obj, self.graph))]
-        if isinstance(obj, (Variable, ConcreteFunction, Asset, TrackableResource)):
+        if isinstance(obj, ConcreteFunction):
+            return self._captures(obj)
+        if isinstance(obj, (Variable, Asset, TrackableResource, _Constant)):
             return []
         if isinstance(obj, Checkpoint):
             children = [(k, v) for k, v in obj._children.items() if _is_trackable(v)]
@@ -160,8 +177,41 @@ class _ObjectGraph:
             children.append(("signatures", self._signatures))
         return children
 
+    def _captures(self, concrete: ConcreteFunction) -> list[tuple[str, Any]]:
+        """The assets and constants a trace captures, as TensorFlow names them (`capture_N`,
+        N its index among the captured inputs); variables are their own objects'."""
+        children = []
+        for i, tensor in enumerate(captured_tensors(concrete, self.graph)):
+            if tensor.op.type != "Const":
+                continue
+            asset = next((n for n in self.nodes if isinstance(n, Asset)
+                          and n.asset_path is tensor), None)
+            if asset is None:
+                asset = self._constants.setdefault(id(tensor), _Constant(tensor))
+            children.append((f"capture_{i}", asset))
+        return children
+
     def node_of(self, obj: Any) -> int | None:
         return self._ids.get(id(obj))
+
+    def constant_node(self, tensor: Tensor) -> int | None:
+        constant = self._constants.get(id(tensor))
+        return None if constant is None else self.node_of(constant)
+
+
+def captured_tensors(concrete: ConcreteFunction, graph: Graph) -> list[Tensor]:
+    """The tensors of `graph` a trace captures, in its inputs' order: a trace made inside
+    another function's trace captures that function's placeholders, which capture
+    `graph`'s tensors in turn."""
+    out = []
+    for tensor in concrete.captured_inputs:
+        while tensor.graph is not graph and isinstance(tensor.graph, FuncGraph):
+            outer = next((o for o, inner in tensor.graph.captures if inner is tensor), None)
+            if outer is None:
+                break
+            tensor = outer
+        out.append(tensor)
+    return out
 
 
 def _concrete_functions(function: Function, graph: Graph) -> list[ConcreteFunction]:
@@ -171,7 +221,11 @@ def _concrete_functions(function: Function, graph: Graph) -> list[ConcreteFuncti
             function.get_concrete_function()
     found = []
     for ref, concrete in function._cache.values():
-        if ref() is graph and all(concrete is not c for c in found):
+        traced_in = ref()
+        # Traces made while tracing another function of this graph count too (TF's do).
+        inside = traced_in is graph or (isinstance(traced_in, FuncGraph)
+                                        and traced_in._encloses(graph))
+        if inside and all(concrete is not c for c in found):
             found.append(concrete)
     return found
 
@@ -295,10 +349,10 @@ class _Saver:
 
     def _bound_inputs(self, concrete: ConcreteFunction) -> list[int]:
         bound = []
-        for tensor in concrete.captured_inputs:
+        for tensor in captured_tensors(concrete, self.graph):
             node_id = self._variable_of(tensor)
-            if node_id is None and tensor.op.type == "Const":
-                node_id = self._constant(tensor)
+            if node_id is None:
+                node_id = self.view.constant_node(tensor)
             if node_id is None:
                 raise ValueError(
                     f"Tried to export a function which references an 'untracked' tensor "
@@ -307,19 +361,6 @@ class _Saver:
                     "it to an attribute) nor a constant")
             bound.append(node_id)
         return bound
-
-    def _constant(self, tensor: Tensor) -> int:
-        for node_id, (_, _, _) in self.constants.items():
-            if self.view.nodes[node_id] is tensor:
-                return node_id
-        value = tensor.op._node.attrs["value"].value
-        node_id = len(self.view.nodes)
-        self.view.nodes.append(tensor)
-        self.view.children.append([])
-        self.view.paths.append("")
-        self.constants[node_id] = (f"constant_{node_id}", np.asarray(value),
-                                   tensor.dtype.base)
-        return node_id
 
     def _concrete(self, concrete: ConcreteFunction) -> None:
         if concrete.name in self.proto.concrete_functions:
@@ -370,6 +411,11 @@ class _Saver:
                     bare.allowed_positional_arguments = len(args)
             elif isinstance(obj, Asset):
                 node.asset.asset_file_def_index = self._asset(node_id, obj)
+            elif isinstance(obj, _Constant):
+                name = f"constant_{node_id}"
+                value = np.asarray(obj.tensor.op._node.attrs["value"].value)
+                self.constants[node_id] = (name, value, obj.tensor.dtype.base)
+                node.constant.operation = name
             elif isinstance(obj, TrackableResource):
                 raise NotImplementedError(
                     f"tfx cannot save the resource {type(obj).__name__} at "
@@ -384,9 +430,6 @@ class _Saver:
                     "trackable_list_wrapper")
                 user.version.producer = 1
                 user.version.min_consumer = 1
-        for node_id in range(count, len(view.nodes)):
-            saved_nodes.append(so_pb2.SavedObject())
-            saved_nodes[node_id].constant.operation = self.constants[node_id][0]
         self.proto.nodes.extend(saved_nodes)
         return self.proto
 

@@ -61,9 +61,19 @@ def canonical_signature(concrete: ConcreteFunction) -> tuple[tuple, dict]:
 
 
 def input_specs(concrete: ConcreteFunction) -> list[TensorSpec]:
-    """The trace's tensor arguments as named TensorSpecs, in its inputs' order."""
-    return [s for s in nest_api.flatten(canonical_signature(concrete))
-            if isinstance(s, TensorSpec)]
+    """The trace's tensor arguments as named TensorSpecs, in its inputs' order, named as
+    TensorFlow names a signature's keywords: a nested argument's leaves `arg`, `arg_1`,
+    ... (tfx's traces name the first `arg_0`)."""
+    args, kwargs = canonical_signature(concrete)
+    specs = []
+    for arg in [*args, *(kwargs[k] for k in sorted(kwargs))]:
+        leaves = [s for s in nest_api.flatten(arg) if isinstance(s, TensorSpec)]
+        for j, spec in enumerate(leaves):
+            name = spec.name
+            if j == 0 and len(leaves) > 1 and name and name.endswith("_0"):
+                name = name[:-2]
+            specs.append(TensorSpec(spec.shape, spec.dtype, name))
+    return specs
 
 
 def _as_concrete(value: Any, key: str, graph: Graph) -> ConcreteFunction:
@@ -164,7 +174,7 @@ def exported_graph(saver: Any, library: list[graph_pb2.FunctionDef],
         object_graph: the serialized TrackableObjectGraph the Saver writes too.
     """
     from tfx.core.api.meta_graph_api import export_meta_graph
-    from tfx.core.api.ops_api import apply_op, apply_op_raw, constant, convert_to_tensor
+    from tfx.core.api.ops_api import apply_op, apply_op_raw, constant
     from tfx.core.api.saved_model_api import build_tensor_info
     from tfx.core.api.state_api import Variable
 
@@ -172,6 +182,8 @@ def exported_graph(saver: Any, library: list[graph_pb2.FunctionDef],
     graph = Graph()
     graph._ir.library.function.extend(library)
     tensors: dict[int, Tensor] = {}
+    asset_paths: dict[int, Tensor] = {}
+    asset_inits: list[Any] = []
     with graph.as_default():
         for node_id, obj in enumerate(view.nodes):
             if isinstance(obj, Variable):
@@ -179,8 +191,17 @@ def exported_graph(saver: Any, library: list[graph_pb2.FunctionDef],
                                             dtype=obj.dtype, shared_name=obj.op.name,
                                             name=obj.op.name)
             elif isinstance(obj, Asset):
-                tensors[node_id] = convert_to_tensor(
-                    os.path.basename(obj._source), dtypes.string, name="asset_path")
+                # As TensorFlow's: a variable the init op sets from the path a TF1 loader
+                # feeds to the asset_file_def's placeholder.
+                initializer = apply_op("Placeholder", dtype=dtypes.string, shape=(),
+                                       name="asset_path_initializer")
+                handle = apply_op("VarHandleOp", shape=(), dtype=dtypes.string,
+                                  shared_name=f"asset_path_{node_id}", name="asset_path")
+                asset_inits.append(apply_op_raw("AssignVariableOp", resource=handle,
+                                                value=initializer))
+                asset_paths[node_id] = initializer
+                tensors[node_id] = apply_op("ReadVariableOp", resource=handle,
+                                            dtype=dtypes.string)
         for node_id, (name, value, dtype) in saver.constants.items():
             tensors[node_id] = constant(value, dtype=dtype, name=name)
         signature_defs = {}
@@ -208,7 +229,8 @@ def exported_graph(saver: Any, library: list[graph_pb2.FunctionDef],
                 tensor.set_shape(concrete.traced.output_structure[name].shape)
                 signature.outputs[name].CopyFrom(build_tensor_info(tensor))
             signature_defs[key] = signature
-        init = apply_op_raw("NoOp", name="NoOp")
+        with graph.control_dependencies(asset_inits):
+            init = apply_op_raw("NoOp", name="NoOp")
         init_info = meta_graph_pb2.TensorInfo(name=init.name)
         init_info.tensor_shape.unknown_rank = True
         signature_defs[INIT_OP_KEY] = meta_graph_pb2.SignatureDef(
@@ -219,7 +241,7 @@ def exported_graph(saver: Any, library: list[graph_pb2.FunctionDef],
         meta.signature_def[key].CopyFrom(signature)
     for node_id, source in saver.assets:
         asset_def = meta.asset_file_def.add(filename=os.path.basename(source))
-        asset_def.tensor_info.CopyFrom(build_tensor_info(tensors[node_id]))
+        asset_def.tensor_info.CopyFrom(build_tensor_info(asset_paths[node_id]))
     return meta
 
 

@@ -1,13 +1,14 @@
 """TF2 SavedModel: tf.saved_model.save of modules and load_v2 of TensorFlow's and tfx's.
 
-tests/data/saved_model_v2/tf_{dense,multi,control} were written by TensorFlow 2.21's
+tests/data/saved_model_v2/tf_{dense,multi,control,misc} were written by TensorFlow 2.21's
 tf.saved_model.save (generate.py beside them) and expected.json holds the outputs
 TensorFlow gave for the listed calls after loading them. The same three models built
 with tfx (below, the generator's classes with resource variables) are saved by tfx and
 must load to the same values and the same object graph and checkpoint keys as
-TensorFlow's. (TensorFlow 2.21's tf.saved_model.load and tf.compat.v1's loader read
-the SavedModels tfx writes: checked in a scratch run, not here, as tests never import
-TensorFlow.)
+TensorFlow's; both kinds' SignatureDefs serve through the TF1 loader
+(tf.saved_model.load(sess, ...)) with TensorFlow's values. (TensorFlow 2.21's
+tf.saved_model.load and tf.compat.v1's loader read the SavedModels tfx writes: checked in
+a scratch run, not here, as tests never import TensorFlow.)
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from hypothesis import strategies as st
 import tfx as tf
 from tfx.core.api import saved_model_struct
 from tfx.core.checkpoint import BundleReader
-from tfx.protos import meta_graph_pb2
+from tfx.protos import graph_pb2, meta_graph_pb2
 from tfx.protos import saved_object_graph_pb2 as so_pb2
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "saved_model_v2"
@@ -101,12 +102,51 @@ class Control(tf.Module):
         return x + x
 
 
+class Misc(tf.Module):
+    def __init__(self, vocab: str) -> None:
+        super().__init__()
+        self.table = {"k": tf.Variable(3.0, name="k", use_resource=True),
+                      "j": tf.Variable([1, 2], name="j", use_resource=True)}
+        self.pair = (tf.Variable(1.5, name="p0", use_resource=True),
+                     tf.Variable(-1.0, name="p1", use_resource=True))
+        self.offset = tf.constant([10.0, 20.0])
+        self.vocab = tf.saved_model.Asset(vocab)
+        self.words = tf.Variable(["a", "bc"], name="words", use_resource=True)
+
+    @tf.function(input_signature=[{"a": tf.TensorSpec([2], tf.float32),
+                                   "b": tf.TensorSpec([], tf.float32)}])
+    def nested(self, d: Any) -> Any:
+        return {"out": d["a"] * self.table["k"] + d["b"] + self.offset}
+
+    @tf.function
+    def mode(self, x: Any, training: bool = False) -> Any:
+        return x * 2.0 if training else x - 1.0
+
+    @tf.function(input_signature=[tf.TensorSpec([], tf.string)])
+    def greet(self, name: Any) -> Any:
+        return (tf.strings.join([name, self.words[1]], separator="-"),
+                tf.io.read_file(self.vocab.asset_path))
+
+    @tf.function(input_signature=[tf.TensorSpec([2], tf.float32)])
+    def outer(self, x: Any) -> Any:
+        return self.inner(x) + self.pair[0]
+
+    @tf.function
+    def inner(self, x: Any) -> Any:
+        return x * self.pair[1]
+
+
 def _build(name: str) -> tuple[Any, Any]:
     if name == "dense":
         return Dense(), None
     if name == "multi":
         multi = Multi()
         return multi, {"predict": multi.predict, "count": multi.count.get_concrete_function()}
+    if name == "misc":
+        misc = Misc(str(DATA / "vocab.txt"))
+        for training in (True, False):
+            misc.mode.get_concrete_function(tf.TensorSpec([None], tf.float32), training=training)
+        return misc, {"greet": misc.greet, "nested": misc.nested}
     control = Control()
     control.twice.get_concrete_function(tf.TensorSpec([None], tf.float32))
     control.twice.get_concrete_function(tf.TensorSpec([], tf.int32))
@@ -125,15 +165,17 @@ def _save_tfx(name: str, export_dir: Path) -> None:
 
 
 def _arg(value: Any) -> Any:
-    if isinstance(value, list) and len(value) == 2 and value[0] == "int32":
-        return tf.constant(value[1], tf.int32)
+    if isinstance(value, dict):
+        return {k: _arg(v) for k, v in value.items()}
+    if isinstance(value, list) and len(value) == 2 and value[0] in ("int32", "string"):
+        return tf.constant(value[1], getattr(tf, value[0]))
     return tf.constant(value, tf.float32)
 
 
 def _call(loaded: Any, call: dict) -> Any:
     if call["kind"] == "signature":
         return loaded.signatures[call["name"]](**{k: _arg(v) for k, v in call["args"].items()})
-    return getattr(loaded, call["name"])(*[_arg(v) for v in call["args"]])
+    return getattr(loaded, call["name"])(*[_arg(v) for v in call["args"]], **call["kwargs"])
 
 
 def _assert_equal(got: Any, want: Any) -> None:
@@ -145,6 +187,9 @@ def _assert_equal(got: Any, want: Any) -> None:
         assert len(got) == len(want)
         for g, w in zip(got, want):
             _assert_equal(g, w)
+    elif want["dtype"] == "bytes":
+        assert np.asarray(got, object).tolist() == np.vectorize(str.encode, otypes=[object])(
+            np.asarray(want["value"], object)).tolist()
     else:
         got = np.asarray(got)
         assert got.dtype == np.dtype(want["dtype"])
@@ -154,7 +199,8 @@ def _assert_equal(got: Any, want: Any) -> None:
 def _variable_at(loaded: Any, path: str) -> Any:
     obj = loaded
     for part in path.split("/"):
-        obj = obj[int(part)] if isinstance(obj, list) else getattr(obj, part)
+        obj = obj[int(part)] if isinstance(obj, (list, tuple)) else (
+            obj[part] if isinstance(obj, dict) else getattr(obj, part))
     return obj
 
 
@@ -217,17 +263,29 @@ def test_tfx_object_graph_and_checkpoint_are_tensorflows(name: str, tmp_path: Pa
     assert _checkpoint(tmp_path / name) == _checkpoint(DATA / f"tf_{name}")
 
 
-def test_tfx_saved_model_signature_defs_serve_in_a_session(tmp_path: Path) -> None:
-    """The exported graph (SignatureDefs, SaverDef) serves through the TF1 loader."""
-    _save_tfx("multi", tmp_path / "m")
+SIGNATURE_CALLS = [(name, i) for name in sorted(EXPECTED)
+                   for i, call in enumerate(EXPECTED[name]["calls"]) if call["kind"] == "signature"]
+
+
+@pytest.mark.parametrize("writer", ["tensorflow", "tfx"])
+@pytest.mark.parametrize(("name", "index"), SIGNATURE_CALLS)
+def test_signature_defs_serve_through_the_tf1_loader(writer: str, name: str, index: int,
+                                                     tmp_path: Path) -> None:
+    """The exported graph (SignatureDefs, SaverDef, asset feeds) serves in a session, for
+    TensorFlow's SavedModels (their saver is a library function) and tfx's."""
+    export_dir = DATA / f"tf_{name}"
+    if writer == "tfx":
+        export_dir = tmp_path / name
+        _save_tfx(name, export_dir)
+    call = EXPECTED[name]["calls"][index]
     with tf.Graph().as_default(), tf.Session() as sess:
-        meta = tf.saved_model.load(sess, [tf.saved_model.SERVING], str(tmp_path / "m"))
-        assert sorted(meta.signature_def) == ["__saved_model_init_op", "count", "predict"]
-        sig = meta.signature_def["predict"]
+        meta = tf.saved_model.load(sess, [tf.saved_model.SERVING], str(export_dir))
+        assert "__saved_model_init_op" in meta.signature_def
+        sig = meta.signature_def[call["name"]]
         assert sig.method_name == tf.saved_model.PREDICT_METHOD_NAME
-        out = sess.run({k: v.name for k, v in sig.outputs.items()},
-                       {sig.inputs["x"].name: [1.0, -1.0], sig.inputs["bias"].name: 0.5})
-    _assert_equal(out, EXPECTED["multi"]["calls"][0]["output"])
+        feeds = {sig.inputs[k].name: sess.run(_arg(v)) for k, v in call["args"].items()}
+        out = sess.run({k: v.name for k, v in sig.outputs.items()}, feeds)
+    _assert_equal(out, call["output"])
 
 
 def test_default_signature_is_the_one_function_with_an_input_signature(tmp_path: Path) -> None:
@@ -252,6 +310,30 @@ def test_loading_twice_into_one_graph_shares_the_library(tmp_path: Path) -> None
         with tf.Session() as sess:
             sess.run(tf.global_variables_initializer())
             np.testing.assert_allclose(sess.run(a), sess.run(b))
+
+
+def test_library_name_clashes_are_renamed() -> None:
+    """A function of the graph named like one of the model's but different is left alone;
+    the model's is renamed, and so is a model function calling it even when the graph
+    holds an identical copy of that caller."""
+    proto = meta_graph_pb2.SavedModel.FromString((DATA / "tf_dense" / "saved_model.pb")
+                                                 .read_bytes())
+    library = {f.signature.name: f for f in proto.meta_graphs[0].graph_def.library.function}
+    wrapper = next(f for n, f in library.items() if "signature_wrapper" in n)
+    callee = next(ref.func.name for node in wrapper.node_def for ref in node.attr.values()
+                  if ref.HasField("func"))
+    with tf.Graph().as_default() as graph:
+        bogus = graph_pb2.FunctionDef()
+        bogus.signature.name = callee
+        graph._ir.library.function.extend([bogus, wrapper])
+        loaded = tf.saved_model.load_v2(str(DATA / "tf_dense"))
+        out = loaded.signatures["serving_default"](x=tf.constant([[1.0, 2.0], [-1.0, 0.5]]))
+        names = [f.signature.name for f in graph._ir.library.function]
+        assert names.count(callee) == 1 and f"{callee}_1" in names
+        assert f"{wrapper.signature.name}_1" in names
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            _assert_equal(sess.run(out), EXPECTED["dense"]["calls"][0]["output"])
 
 
 def test_restored_function_rejects_arguments_fitting_no_trace() -> None:

@@ -15,6 +15,10 @@ the model back with `tf.saved_model.load`, and the variables' values by attribut
   a method returning a tuple, and `bump` (assign_add on a counter, stateful).
 - `tf_control`: a Module whose function has an `if` and a `while` on tensors (If/While
   ops in the library) and a function with two concrete traces (float32 and int32).
+- `tf_misc`: a Module with a dict and a tuple of variables, a string variable, an Asset
+  (`vocab.txt` beside this script), a captured constant, a dict-structured argument,
+  a function traced for a Python `training` flag both ways, a string function and a
+  function calling another; signatures "greet" and "nested".
 """
 
 from __future__ import annotations
@@ -89,8 +93,42 @@ def build(tf):  # noqa: ANN001, ANN201 - tf is TensorFlow
         def twice(self, x):  # noqa: ANN001, ANN201
             return x + x
 
+    class Misc(tf.Module):
+        def __init__(self, vocab: str) -> None:
+            super().__init__()
+            self.table = {"k": tf.Variable(3.0, name="k"), "j": tf.Variable([1, 2], name="j")}
+            self.pair = (tf.Variable(1.5, name="p0"), tf.Variable(-1.0, name="p1"))
+            self.offset = tf.constant([10.0, 20.0])
+            self.vocab = tf.saved_model.Asset(vocab)
+            self.words = tf.Variable(["a", "bc"], name="words")
+
+        @tf.function(input_signature=[{"a": tf.TensorSpec([2], tf.float32),
+                                       "b": tf.TensorSpec([], tf.float32)}])
+        def nested(self, d):  # noqa: ANN001, ANN201
+            return {"out": d["a"] * self.table["k"] + d["b"] + self.offset}
+
+        @tf.function
+        def mode(self, x, training=False):  # noqa: ANN001, ANN201
+            return x * 2.0 if training else x - 1.0
+
+        @tf.function(input_signature=[tf.TensorSpec([], tf.string)])
+        def greet(self, name):  # noqa: ANN001, ANN201
+            return (tf.strings.join([name, self.words[1]], separator="-"),
+                    tf.io.read_file(self.vocab))
+
+        @tf.function(input_signature=[tf.TensorSpec([2], tf.float32)])
+        def outer(self, x):  # noqa: ANN001, ANN201
+            return self.inner(x) + self.pair[0]
+
+        @tf.function
+        def inner(self, x):  # noqa: ANN001, ANN201
+            return x * self.pair[1]
+
     dense = Dense()
     multi = Multi()
+    misc = Misc(os.path.join(HERE, "vocab.txt"))
+    for training in (True, False):
+        misc.mode.get_concrete_function(tf.TensorSpec([None], tf.float32), training=training)
     control = Control()
     control.twice.get_concrete_function(tf.TensorSpec([None], tf.float32))
     control.twice.get_concrete_function(tf.TensorSpec([], tf.int32))
@@ -98,6 +136,7 @@ def build(tf):  # noqa: ANN001, ANN201 - tf is TensorFlow
         "dense": (dense, None),
         "multi": (multi, {"predict": multi.predict, "count": multi.count.get_concrete_function()}),
         "control": (control, None),
+        "misc": (misc, {"greet": misc.greet, "nested": misc.nested}),
     }
 
 
@@ -119,12 +158,23 @@ CALLS = {
         ["function", "twice", [[1.0, 2.5]]],
         ["function", "twice", [("int32", 7)]],
     ],
+    "misc": [
+        ["function", "nested", [{"a": [1.0, 2.0], "b": 0.5}]],
+        ["function", "mode", [[1.0, 2.0]], {"training": True}],
+        ["function", "mode", [[1.0, 2.0]]],
+        ["function", "greet", [("string", "x")]],
+        ["function", "outer", [[1.0, 2.0]]],
+        ["signature", "greet", {"name": ("string", "y")}],
+        ["signature", "nested", {"d": [3.0, 4.0], "d_1": -1.0}],  # TF names them so
+    ],
 }
 
 
 def _arg(tf, value):  # noqa: ANN001, ANN202
-    if isinstance(value, (list, tuple)) and len(value) == 2 and value[0] == "int32":
-        return tf.constant(value[1], tf.int32)
+    if isinstance(value, dict):
+        return {k: _arg(tf, v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)) and len(value) == 2 and value[0] in ("int32", "string"):
+        return tf.constant(value[1], getattr(tf, value[0]))
     return tf.constant(value, tf.float32)
 
 
@@ -134,6 +184,8 @@ def _plain(value):  # noqa: ANN001, ANN202
     if isinstance(value, (list, tuple)):
         return [_plain(v) for v in value]
     array = np.asarray(value)
+    if array.dtype == object:  # strings: bytes, written as text
+        return {"dtype": "bytes", "value": np.vectorize(bytes.decode)(array).tolist()}
     return {"dtype": str(array.dtype), "value": array.tolist()}
 
 
@@ -149,12 +201,14 @@ def main() -> None:
         os.remove(os.path.join(path, "fingerprint.pb"))
         loaded = tf.saved_model.load(path)
         results = []
-        for kind, fname, args in CALLS[name]:
+        for kind, fname, args, *kwargs in CALLS[name]:
+            kwargs = kwargs[0] if kwargs else {}
             if kind == "signature":
                 out = loaded.signatures[fname](**{k: _arg(tf, v) for k, v in args.items()})
             else:
-                out = getattr(loaded, fname)(*[_arg(tf, v) for v in args])
-            results.append({"kind": kind, "name": fname, "args": args, "output": _plain(out)})
+                out = getattr(loaded, fname)(*[_arg(tf, v) for v in args], **kwargs)
+            results.append({"kind": kind, "name": fname, "args": args, "kwargs": kwargs,
+                            "output": _plain(out)})
         variables = {"/".join(map(str, path)): _plain(v.numpy()) for path, v in obj._flatten(
             with_path=True, predicate=lambda v: isinstance(v, tf.Variable))}
         expected[name] = {"calls": results, "variables": variables}
