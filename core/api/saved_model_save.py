@@ -335,7 +335,7 @@ class _Saver:
         self.proto = so_pb2.SavedObjectGraph()
         self.constants: dict[int, tuple[str, np.ndarray, dtypes.DType]] = {}
         self.functions: set[str] = set()
-        self.assets: list[tuple[int, str]] = []
+        self.assets: list[tuple[int, str, str]] = []  # (node, source path, file name)
 
     def _variable_of(self, tensor: Tensor) -> int | None:
         from tfx.core.api.state_api import ResourceVariable
@@ -438,7 +438,11 @@ class _Saver:
             raise ValueError(f"cannot save {asset!r}: tfx saves assets made from a file path")
         if not os.path.isfile(asset._source):
             raise FileNotFoundError(f"asset {asset._source!r} does not exist")
-        self.assets.append((node_id, asset._source))
+        base, ext = os.path.splitext(os.path.basename(asset._source))
+        filename, k = base + ext, 1
+        while any(filename == taken for _, _, taken in self.assets):
+            filename, k = f"{base}_{k}{ext}", k + 1  # two assets of one name: kept apart
+        self.assets.append((node_id, asset._source, filename))
         return len(self.assets) - 1
 
     def library(self) -> list[graph_pb2.FunctionDef]:
@@ -545,8 +549,8 @@ def save(obj: Any, export_dir: str | os.PathLike, signatures: Any = None,
         writer.add(OBJECT_GRAPH_KEY, np.array(ckpt_bytes, dtype=object), dtypes.string)
     if saver.assets:
         os.makedirs(os.path.join(export_dir, "assets"), exist_ok=True)
-        for _, source in saver.assets:
-            shutil.copyfile(source, os.path.join(export_dir, "assets", os.path.basename(source)))
+        for _, source, filename in saver.assets:
+            shutil.copyfile(source, os.path.join(export_dir, "assets", filename))
     saved_model = meta_graph_pb2.SavedModel(saved_model_schema_version=1)
     saved_model.meta_graphs.add().CopyFrom(meta)
     fileio.atomic_write_bytes(os.path.join(export_dir, "saved_model.pb"),

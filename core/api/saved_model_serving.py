@@ -19,7 +19,6 @@ Example:
 from __future__ import annotations
 
 import inspect
-import os
 import re
 from typing import Any
 
@@ -239,8 +238,8 @@ def exported_graph(saver: Any, library: list[graph_pb2.FunctionDef],
     meta = export_meta_graph(graph=graph, saver_def=saver_def, tags=["serve"])
     for key, signature in signature_defs.items():
         meta.signature_def[key].CopyFrom(signature)
-    for node_id, source in saver.assets:
-        asset_def = meta.asset_file_def.add(filename=os.path.basename(source))
+    for node_id, _, filename in saver.assets:
+        asset_def = meta.asset_file_def.add(filename=filename)
         asset_def.tensor_info.CopyFrom(build_tensor_info(asset_paths[node_id]))
     return meta
 

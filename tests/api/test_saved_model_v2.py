@@ -14,7 +14,6 @@ a scratch run, not here, as tests never import TensorFlow.)
 from __future__ import annotations
 
 import json
-import os
 import shutil
 from pathlib import Path
 from typing import Any
@@ -440,19 +439,26 @@ def test_save_options_and_experimental_namespace() -> None:
         "debug", "saved_model_debug_info.pb")
 
 
-def test_asset_is_copied_and_restored(tmp_path: Path) -> None:
-    vocab = tmp_path / "vocab.txt"
-    vocab.write_text("a\nb\n")
+def test_assets_are_copied_and_restored(tmp_path: Path) -> None:
+    """Two assets of one file name are kept apart (vocab.txt, vocab_1.txt)."""
+    (tmp_path / "one").mkdir()
+    (tmp_path / "two").mkdir()
+    (tmp_path / "one" / "vocab.txt").write_text("a\nb\n")
+    (tmp_path / "two" / "vocab.txt").write_text("c\n")
     with tf.Graph().as_default():
         module = tf.Module()
-        module.vocab = tf.saved_model.Asset(str(vocab))
+        module.first = tf.saved_model.Asset(str(tmp_path / "one" / "vocab.txt"))
+        module.second = tf.saved_model.Asset(str(tmp_path / "two" / "vocab.txt"))
         tf.saved_model.save(module, str(tmp_path / "m"))
-    assert (tmp_path / "m" / "assets" / "vocab.txt").read_text() == "a\nb\n"
+    assets = tmp_path / "m" / "assets"
+    assert (assets / "vocab.txt").read_text() == "a\nb\n"
+    assert (assets / "vocab_1.txt").read_text() == "c\n"
     with tf.Graph().as_default():
         loaded = tf.saved_model.load_v2(str(tmp_path / "m"))
         with tf.Session() as sess:
-            path = sess.run(loaded.vocab.asset_path).decode()
-    assert path == os.path.join(str(tmp_path / "m"), "assets", "vocab.txt")
+            paths = sess.run([loaded.first.asset_path, loaded.second.asset_path])
+    assert [p.decode() for p in paths] == [str(assets / "vocab.txt"),
+                                          str(assets / "vocab_1.txt")]
 
 
 # --- StructuredValue ----------------------------------------------------------------------
