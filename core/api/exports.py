@@ -107,6 +107,7 @@ from tfx.core.api import profiler_api as _profiler_api
 from tfx.core.api import profiler_hook_api as _profiler_hook_api
 from tfx.core.api import proto_api as _proto_api
 from tfx.core.api import quantization_api as _quantization_api
+from tfx.core.api import quantize_training_api as _quantize_training_api
 from tfx.core.api import queue_namespace as _queue_namespace
 from tfx.core.api import queue_runner_api as _queue_runner_api
 from tfx.core.api import ragged_api as _ragged_api
@@ -1033,6 +1034,8 @@ train = _namespace("train", _train_api.__doc__,
                    ProfilerHook=_profiler_hook_api.ProfilerHook,
                    Supervisor=_supervisor_api.Supervisor,
                    SyncReplicasOptimizer=_sync_replicas_api.SyncReplicasOptimizer,
+                   do_quantize_training_on_graphdef=(
+                       _quantize_training_api.do_quantize_training_on_graphdef),
                    sdca_fprint=_sdca_api.sdca_fprint,
                    sdca_shrink_l1=_sdca_api.sdca_shrink_l1,
                    **_named(["Checkpoint", "CheckpointManager"], _checkpoint_manager_api),
