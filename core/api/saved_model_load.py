@@ -82,7 +82,7 @@ class _SignatureMap(Mapping):
         return self._signatures[key]
 
     def __iter__(self) -> Iterator[str]:
-        return iter(sorted(self._signatures))
+        return iter(self._signatures)  # in the saved order, as TensorFlow's
 
     def __len__(self) -> int:
         return len(self._signatures)
@@ -177,6 +177,15 @@ class RestoredConcreteFunction:
         return self._fdef
 
     @property
+    def output_dtypes(self) -> list[dtypes.DType]:
+        return [dtypes.as_dtype(arg.type) for arg in self._fdef.signature.output_arg]
+
+    @property
+    def arg_keywords(self) -> tuple[list[str], int]:
+        """The keywords it takes and how many of them may be positional."""
+        return list(self._keywords), self._positional
+
+    @property
     def captured_inputs(self) -> list[Tensor]:
         """The tensors passed after the arguments (variables' handles, constants)."""
         return [self._loader.bound_tensor(node_id, self.name) for node_id in self._bound_inputs]
@@ -255,6 +264,7 @@ class RestoredFunction:
                  function_spec: so_pb2.FunctionSpec) -> None:
         self.name = name
         self.concrete_functions = concrete_functions
+        self.function_spec = function_spec
         spec = decode(function_spec.fullargspec) if function_spec.HasField("fullargspec") \
             else None
         self._args = list(getattr(spec, "args", None) or [])
@@ -435,7 +445,17 @@ class _Loader:
         if kind == "constant":
             return self._constant(node.constant)
         if kind == "function":
-            concretes = [self._concrete(name) for name in node.function.concrete_functions]
+            # Its traces are the bare concrete functions among its children where it has
+            # them (the same objects, as in TensorFlow), else made from the names alone.
+            bare = {}
+            for child in node.children:
+                child_node = self.proto.nodes[child.node_id] if 0 <= child.node_id < len(
+                    self.proto.nodes) else None
+                if child_node is not None and child_node.WhichOneof("kind") == (
+                        "bare_concrete_function"):
+                    bare[child_node.bare_concrete_function.concrete_function_name] = child.node_id
+            concretes = [self._node(bare[name]) if name in bare else self._concrete(name)
+                         for name in node.function.concrete_functions]
             name = next((n for n in self._parent_names(node_id)), "function")
             return RestoredFunction(name, concretes, node.function.function_spec)
         if kind == "bare_concrete_function":
@@ -474,15 +494,13 @@ class _Loader:
                                   f"{node_id}, a {kind}, which tfx cannot restore")
 
     def _asset(self, proto: so_pb2.SavedAsset) -> Asset:
-        from tfx.core.api.ops_api import convert_to_tensor
-
         defs = self.meta.asset_file_def
         if not 0 <= proto.asset_file_def_index < len(defs):
             raise ValueError(f"the SavedModel at {self.export_dir} names asset "
                              f"{proto.asset_file_def_index}; it lists {len(defs)}")
         filename = defs[proto.asset_file_def_index].filename
         path = os.path.join(self.export_dir, "assets", filename)
-        return Asset(convert_to_tensor(path, dtypes.string, name="asset_path"))
+        return Asset(path)
 
     def _constant(self, proto: so_pb2.SavedConstant) -> Tensor:
         from tfx.core.api.ops_api import constant

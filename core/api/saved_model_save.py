@@ -7,7 +7,9 @@ as a TF2 SavedModel in TensorFlow's layout.
 
 The object graph is walked breadth first from `obj`: a `tf.Module`'s attributes in the
 order they were set (lists, tuples and dicts holding trackables become wrapper
-nodes), then its tf.functions by name; a `tf.train.Checkpoint`'s children by name;
+nodes), then its tf.functions by name; a `tf.train.Checkpoint`'s children by name; a
+loaded SavedModel's object's attributes (its restored functions keep their traces and
+its signatures stay its signatures, so a loaded model saves again);
 a tf.function's traces in this graph (one with an input_signature is traced now) are
 its children `trace_0`, ... Each trace's captured tensors must be variables of the
 object graph (their nodes become its `bound_inputs`) or constants (saved as constant
@@ -42,13 +44,19 @@ from tfx.core.api import nest_api
 from tfx.core.api.function_api import ConcreteFunction, Function
 from tfx.core.api.function_tracing import FuncGraph
 from tfx.core.api.graph_builder import Graph, Tensor, get_default_graph
-from tfx.core.api.saved_model_load import OBJECT_GRAPH_KEY, _UserObject, _walk_functions
+from tfx.core.api.saved_model_load import (
+    OBJECT_GRAPH_KEY,
+    RestoredConcreteFunction,
+    RestoredFunction,
+    _walk_functions,
+)
 from tfx.core.api.saved_model_objects import Asset, SaveOptions, TrackableResource
 from tfx.core.api.saved_model_serving import (
     canonical_signature,
     chosen_signatures,
     exported_graph,
     module_types,
+    output_structure,
     signature_wrapper,
 )
 from tfx.core.api.saved_model_struct import encode
@@ -93,7 +101,7 @@ def _is_trackable(value: Any) -> bool:
     from tfx.core.api.state_api import Variable
 
     if isinstance(value, (Variable, Function, ConcreteFunction, Asset, TrackableResource,
-                          *module_types())):
+                          RestoredFunction, RestoredConcreteFunction, *module_types())):
         return True
     if isinstance(value, dict):
         return any(_is_trackable(v) for v in value.values())
@@ -161,7 +169,9 @@ class _ObjectGraph:
             return list(obj.functions.items())  # in the order given, as TensorFlow
         if isinstance(obj, Function):
             return [(f"trace_{i}", c) for i, c in enumerate(_concrete_functions(obj, self.graph))]
-        if isinstance(obj, ConcreteFunction):
+        if isinstance(obj, RestoredFunction):
+            return [(f"trace_{i}", c) for i, c in enumerate(obj.concrete_functions)]
+        if isinstance(obj, (ConcreteFunction, RestoredConcreteFunction)):
             return self._captures(obj)
         if isinstance(obj, (Variable, Asset, TrackableResource, _Constant)):
             return []
@@ -269,9 +279,11 @@ def _function_spec(function: Function) -> so_pb2.FunctionSpec:
     return spec
 
 
-def _output_signature(concrete: ConcreteFunction) -> Any:
+def _output_signature(concrete: Any) -> Any:
     """The output structure with TensorSpecs named as TensorFlow names them."""
-    structure = concrete.traced.output_structure
+    if isinstance(concrete, RestoredConcreteFunction):
+        return concrete.structured_outputs  # named by TensorFlow when saved
+    structure = output_structure(concrete)
     if isinstance(structure, dict):
         return {k: TensorSpec(v.shape, v.dtype, k) if isinstance(v, TensorSpec) else v
                 for k, v in structure.items()}
@@ -279,6 +291,17 @@ def _output_signature(concrete: ConcreteFunction) -> Any:
     return nest_api.map_structure(
         lambda s: TensorSpec(s.shape, s.dtype, f"tensor_{next(counter)}")
         if isinstance(s, TensorSpec) else s, structure) if structure is not None else None
+
+
+def _arg_keywords(concrete: Any) -> tuple[list[str], int]:
+    """A trace's argument keywords and how many may be given by position."""
+    if isinstance(concrete, RestoredConcreteFunction):
+        return concrete.arg_keywords
+    args, kwargs = canonical_signature(concrete)
+    if not args:
+        return sorted(kwargs), 0
+    params = list(_fullargspec(concrete._python_function).args)
+    return params[:len(args)] + sorted(kwargs), len(args)
 
 
 _ENTERS = frozenset({"Enter", "RefEnter"})
@@ -398,17 +421,19 @@ class _Saver:
                     self._concrete(concrete)
                 node.function.concrete_functions.extend(c.name for c in traces)
                 node.function.function_spec.CopyFrom(_function_spec(obj))
-            elif isinstance(obj, ConcreteFunction):
+            elif isinstance(obj, RestoredFunction):
+                traces = [view.nodes[c] for _, c in view.children[node_id]]
+                for concrete in traces:
+                    self._concrete(concrete)
+                node.function.concrete_functions.extend(c.name for c in traces)
+                node.function.function_spec.CopyFrom(obj.function_spec)
+            elif isinstance(obj, (ConcreteFunction, RestoredConcreteFunction)):
                 self._concrete(obj)
                 bare = node.bare_concrete_function
                 bare.concrete_function_name = obj.name
-                args, kwargs = canonical_signature(obj)
-                if isinstance(obj.structured_input_signature[1], dict) and not args:
-                    bare.argument_keywords.extend(sorted(kwargs))
-                else:
-                    params = list(_fullargspec(obj._python_function).args)
-                    bare.argument_keywords.extend(params[:len(args)] + sorted(kwargs))
-                    bare.allowed_positional_arguments = len(args)
+                keywords, positional = _arg_keywords(obj)
+                bare.argument_keywords.extend(keywords)
+                bare.allowed_positional_arguments = positional
             elif isinstance(obj, Asset):
                 node.asset.asset_file_def_index = self._asset(node_id, obj)
             elif isinstance(obj, _Constant):
@@ -512,9 +537,6 @@ def save(obj: Any, export_dir: str | os.PathLike, signatures: Any = None,
     if getattr(graph, "outer_graph", None) is not None:
         raise RuntimeError("tf.saved_model.save is not supported inside a traced @tf.function. "
                            "Move the call to the outer context.")
-    if isinstance(obj, _UserObject):
-        raise NotImplementedError("tfx cannot save a loaded SavedModel's object again (its "
-                                  "restored functions are not re-exported)")
     if not isinstance(obj, module_types()):
         raise ValueError("Expected an object of type `Trackable`, such as `tf.Module` or a "
                          f"subclass of the `Trackable` class, for export. Got {obj!r} with type "

@@ -27,13 +27,19 @@ from tfx.core.api import nest_api
 from tfx.core.api.function_api import ConcreteFunction, Function, _Keywords
 from tfx.core.api.function_tracing import call, trace_with
 from tfx.core.api.graph_builder import Graph, Tensor, get_default_graph
-from tfx.core.api.saved_model_load import OBJECT_GRAPH_KEY
+from tfx.core.api.saved_model_load import (
+    OBJECT_GRAPH_KEY,
+    RestoredConcreteFunction,
+    RestoredFunction,
+    _SignatureMap,
+    _UserObject,
+)
 from tfx.core.api.saved_model_objects import Asset
 from tfx.core.api.type_spec_api import TensorSpec
 from tfx.protos import checkpoint_pb2, graph_pb2, meta_graph_pb2
 
 __all__ = ["INIT_OP_KEY", "canonical_signature", "chosen_signatures", "exported_graph",
-           "module_types", "signature_wrapper"]
+           "module_types", "output_structure", "signature_wrapper"]
 
 INIT_OP_KEY = "__saved_model_init_op"
 _DEFAULT_SIGNATURE = "serving_default"
@@ -42,10 +48,18 @@ _KEYWORD = re.compile(r"^[A-Za-z0-9_.\-/]+$")
 
 
 def module_types() -> tuple[type, ...]:
+    """The roots `save` takes: modules, checkpoints and loaded SavedModels' objects."""
     from tfx.core.api.checkpoint_manager_api import Checkpoint
     from tfx.core.api.module_api import Module
 
-    return Module, Checkpoint
+    return Module, Checkpoint, _UserObject
+
+
+def output_structure(concrete: Any) -> Any:
+    """A trace's output nest of TensorSpecs (tfx's trace or a loaded one)."""
+    if isinstance(concrete, RestoredConcreteFunction):
+        return concrete.structured_outputs
+    return concrete.traced.output_structure
 
 
 # --- signatures ---------------------------------------------------------------------------
@@ -65,19 +79,25 @@ def input_specs(concrete: ConcreteFunction) -> list[TensorSpec]:
     ... (tfx's traces name the first `arg_0`)."""
     args, kwargs = canonical_signature(concrete)
     specs = []
+    restored = isinstance(concrete, RestoredConcreteFunction)  # named by TensorFlow already
     for arg in [*args, *(kwargs[k] for k in sorted(kwargs))]:
         leaves = [s for s in nest_api.flatten(arg) if isinstance(s, TensorSpec)]
         for j, spec in enumerate(leaves):
             name = spec.name
-            if j == 0 and len(leaves) > 1 and name and name.endswith("_0"):
+            if not restored and j == 0 and len(leaves) > 1 and name and name.endswith("_0"):
                 name = name[:-2]
             specs.append(TensorSpec(spec.shape, spec.dtype, name))
     return specs
 
 
-def _as_concrete(value: Any, key: str, graph: Graph) -> ConcreteFunction:
-    if isinstance(value, ConcreteFunction):
+def _as_concrete(value: Any, key: str, graph: Graph) -> Any:
+    if isinstance(value, (ConcreteFunction, RestoredConcreteFunction)):
         return value
+    if isinstance(value, RestoredFunction):
+        if value.input_signature is None or len(value.concrete_functions) != 1:
+            raise ValueError(f"signature {key!r}: the loaded function {value.name!r} has no "
+                             "input_signature; pass one of its concrete_functions")
+        return value.concrete_functions[0]
     if isinstance(value, Function):
         if value.input_signature is None:
             raise ValueError(
@@ -92,7 +112,10 @@ def _as_concrete(value: Any, key: str, graph: Graph) -> ConcreteFunction:
 
 def _default_signature(obj: Any, graph: Graph) -> dict[str, ConcreteFunction]:
     """The one function with an input_signature (or concrete function) among the root's
-    children, if exactly one."""
+    children, if exactly one; a loaded object's own signatures, as they were."""
+    loaded = vars(obj).get("signatures") if isinstance(obj, _UserObject) else None
+    if isinstance(loaded, _SignatureMap):
+        return dict(loaded.items())
     found = []
     candidates = [getattr(obj, name) for name in sorted(dir(type(obj)))
                   if isinstance(inspect.getattr_static(type(obj), name, None), Function)]
@@ -128,8 +151,12 @@ def _normalize_outputs(outputs: Any, key: str) -> dict[str, Tensor]:
     return result
 
 
-def signature_wrapper(key: str, concrete: ConcreteFunction, graph: Graph) -> ConcreteFunction:
-    """A function of keyword arguments (the trace's argument names) returning a dict."""
+def signature_wrapper(key: str, concrete: Any, graph: Graph) -> Any:
+    """A function of keyword arguments (the trace's argument names) returning a dict; a
+    loaded signature function (keywords in, a dict out) is one already."""
+    if isinstance(concrete, RestoredConcreteFunction) and not canonical_signature(
+            concrete)[0] and isinstance(concrete.structured_outputs, dict):
+        return concrete
     specs = input_specs(concrete)
     names = [spec.name for spec in specs]
     for name in names:
@@ -146,15 +173,17 @@ def signature_wrapper(key: str, concrete: ConcreteFunction, graph: Graph) -> Con
         for i in order:
             placeholders[i] = func_graph.add_input_placeholder(specs[i].dtype, specs[i].shape,
                                                                names[i])
-        return dict(sorted(_normalize_outputs(call(concrete.traced, placeholders),
-                                              key).items()))
+        outputs = concrete.call_flat(placeholders) if isinstance(
+            concrete, RestoredConcreteFunction) else call(concrete.traced, placeholders)
+        return dict(sorted(_normalize_outputs(outputs, key).items()))
 
     with graph.as_default():
         traced = trace_with(build, f"signature_wrapper_{key}" if _KEYWORD.match(key)
                             else "signature_wrapper")
     kw_specs = {names[i]: TensorSpec(specs[i].shape, specs[i].dtype, names[i]) for i in order}
     wrapper = ConcreteFunction(traced, ((), kw_specs), list(range(len(specs))),
-                               [kw_specs[names[i]] for i in order], concrete._python_function)
+                               [kw_specs[names[i]] for i in order],
+                               getattr(concrete, "_python_function", None))
     return wrapper
 
 
@@ -220,12 +249,13 @@ def exported_graph(saver: Any, library: list[graph_pb2.FunctionDef],
             op = graph.create_op(op_type, args, {
                 "Tin": [t.dtype.base for t in args], "Tout": concrete.output_dtypes,
                 "f": func}, name=op_type)
-            outputs = dict(zip(sorted(concrete.traced.output_structure), op.outputs))
+            structure = output_structure(concrete)
+            outputs = dict(zip(sorted(structure), op.outputs))
             signature = meta_graph_pb2.SignatureDef(method_name=_PREDICT)
             for name, tensor in inputs.items():
                 signature.inputs[name].CopyFrom(build_tensor_info(tensor))
             for name, tensor in outputs.items():
-                tensor.set_shape(concrete.traced.output_structure[name].shape)
+                tensor.set_shape(structure[name].shape)
                 signature.outputs[name].CopyFrom(build_tensor_info(tensor))
             signature_defs[key] = signature
         with graph.control_dependencies(asset_inits):

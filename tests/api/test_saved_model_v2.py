@@ -229,6 +229,19 @@ def test_tfx_saved_model_loads_with_tensorflows_values(name: str, tmp_path: Path
     _check_calls(tmp_path / name, name)
 
 
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_loaded_saved_model_saves_again(name: str, tmp_path: Path) -> None:
+    """TensorFlow's SavedModel, loaded and saved by tfx, keeps its functions, signatures,
+    variables and object graph."""
+    with tf.Graph().as_default():
+        loaded = tf.saved_model.load_v2(str(DATA / f"tf_{name}"))
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            tf.saved_model.save(loaded, str(tmp_path / name))
+    _check_calls(tmp_path / name, name)
+    assert _structure(tmp_path / name) == _structure(DATA / f"tf_{name}")
+
+
 def _structure(export_dir: Path) -> list:
     saved_model = tf.saved_model.loader.maybe_saved_model_directory(str(export_dir))
     assert saved_model
