@@ -482,6 +482,17 @@ class DatasetV2:
                            **_signature(self.element_spec), name=name)
         return self._make(variant, self.element_spec)
 
+    def snapshot(self, path: Any, compression: str | None = "AUTO",
+                 reader_func: Callable[..., Any] | None = None,
+                 shard_func: Callable[..., Any] | None = None,
+                 name: str | None = None) -> DatasetV1:
+        """This dataset, written under `path` by its first complete pass and read back
+        from there by later passes and programs, TensorFlow's snapshot files included
+        (`tf.data.experimental.snapshot` has the details)."""
+        from tfx.core.api.data_experimental_snapshot_api import snapshot_dataset
+
+        return snapshot_dataset(self, path, compression, reader_func, shard_func, name)
+
     def cache(self, filename: str = "", name: str | None = None) -> DatasetV1:
         """This dataset, kept after its first complete pass: in memory, or with a
         `filename` in TensorFlow's cache files (`filename.index` and its data file), which

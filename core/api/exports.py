@@ -41,6 +41,7 @@ from tfx.core.api import data_experimental_api as _data_experimental_api
 from tfx.core.api import data_experimental_device_api as _data_experimental_device_api
 from tfx.core.api import data_experimental_more_api as _data_experimental_more_api
 from tfx.core.api import data_experimental_readers_api as _data_experimental_readers_api
+from tfx.core.api import data_experimental_snapshot_api as _data_experimental_snapshot_api
 from tfx.core.api import data_iterator_api as _data_iterator_api
 from tfx.core.api import data_structure as _data_structure
 from tfx.core.api import debugging_api as _debugging_api
@@ -980,7 +981,8 @@ data = _namespace(
     Dataset=_data_api.DatasetV1, DatasetSpec=_data_structure.DatasetSpec,
     experimental=_namespace("data.experimental", _data_experimental_api.__doc__,
                             [_data_experimental_api, _data_experimental_device_api,
-                             _data_experimental_more_api, _data_experimental_readers_api],
+                             _data_experimental_more_api, _data_experimental_readers_api,
+                             _data_experimental_snapshot_api],
                             make_saveable_from_iterator=(
                                 _data_checkpoint_api.make_saveable_from_iterator)))
 ragged = _namespace(

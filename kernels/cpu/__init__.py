@@ -23,6 +23,7 @@ from tfx.kernels.cpu import (  # noqa: F401 - imported for their registrations
     dataset_functions,
     dataset_more,
     dataset_readers,
+    dataset_snapshot,
     datasets,
     einsum,
     feature,
