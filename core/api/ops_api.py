@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from tfx.core import dtypes, tensor_util
+from tfx.core.api import op_callbacks
 from tfx.core.api.graph_builder import (
     DTypeError,
     Graph,
@@ -232,7 +233,7 @@ def constant(value: Any, dtype: Any = None, shape: Any = None, name: str = "Cons
     op = get_default_graph().create_op(
         "Const", [], {"value": value_attr, "dtype": out_dtype}, name=name
     )
-    return op.outputs[0]
+    return op_callbacks.instrument(op, op.outputs, in_own_scope=False)[0]
 
 
 def placeholder(dtype: Any, shape: Any = None, name: str | None = None) -> Tensor:
@@ -246,7 +247,7 @@ def placeholder(dtype: Any, shape: Any = None, name: str | None = None) -> Tenso
         "Placeholder", [], {"dtype": dtypes.as_dtype(dtype), "shape": shape},
         name=name or "Placeholder",
     )
-    return op.outputs[0]
+    return op_callbacks.instrument(op, op.outputs)[0]
 
 
 def placeholder_with_default(input: Any, shape: Any, name: str | None = None) -> Tensor:
@@ -402,7 +403,7 @@ def apply_op(op_type: str, name: str | None = None, **kwargs: Any) -> Any:
         >>> y = apply_op("Sum", input=x, reduction_indices=[0], keep_dims=False)
     """
     op = apply_op_raw(op_type, name, **kwargs)
-    outputs = op.outputs
+    outputs = op_callbacks.instrument(op, op.outputs)
     if not outputs:
         return op
     schema = get_op(op_type)

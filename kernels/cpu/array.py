@@ -140,6 +140,25 @@ class CheckNumerics(OpKernel):
         return (tensor,)
 
 
+@register_kernel("CheckNumericsV2", "CPU")
+class CheckNumericsV2(OpKernel):
+    """CheckNumerics telling -Inf and +Inf apart, in TensorFlow's words."""
+
+    def setup(self, message, **_):
+        self._message = message
+
+    def compute(self, tensor):
+        if not np.isfinite(tensor).all():
+            inf = np.isinf(tensor)
+            found = [name for name, hit in (
+                ("-Inf", (inf & (tensor < 0)).any()), ("+Inf", (inf & (tensor > 0)).any()),
+                ("NaN", np.isnan(tensor).any())) if hit]
+            kind = (" and ".join(found) if len(found) < 3
+                    else f"{found[0]}, {found[1]}, and {found[2]}")
+            raise InvalidArgumentError(f"{self._message} : Tensor had {kind} values")
+        return (tensor,)
+
+
 @register_kernel("EnsureShape", "CPU")
 class EnsureShape(OpKernel):
     def setup(self, shape, **_):
