@@ -363,7 +363,9 @@ class _Loader:
         self._functions = {f.signature.name: f for f in graph._ir.library.function}
         self._nodes: dict[int, Any] = {}
         self._checkpoint_keys: dict[int, str] | None = None
-        with graph.as_default():
+        # The variables are made outside any control dependencies open here (TensorFlow's
+        # init_scope), so that their initializers restore whenever they run.
+        with graph.as_default(), graph.control_dependencies(None):
             self.root = self._build()
 
     # -- library
@@ -635,7 +637,7 @@ def load(export_dir: str | os.PathLike, tags: Any = None, options: Any = None) -
     del options
     from tfx.core.api.saved_model_api import read_saved_model
 
-    export_dir = os.fspath(export_dir)
+    export_dir = os.fsdecode(export_dir)
     saved_model = read_saved_model(export_dir)
     if len(saved_model.meta_graphs) != 1 or not saved_model.meta_graphs[0].HasField(
             "object_graph_def"):

@@ -544,7 +544,7 @@ def save(obj: Any, export_dir: str | os.PathLike, signatures: Any = None,
     wrappers = {key: signature_wrapper(key, concrete, graph)
                 for key, concrete in chosen_signatures(obj, signatures, graph).items()}
     view = _ObjectGraph(obj, graph, _SignatureMap(wrappers))
-    saver = _Saver(view, os.fspath(export_dir))
+    saver = _Saver(view, os.fsdecode(export_dir))
     object_graph = saver.build()
     library = saver.library()
     ckpt_graph, values = saver.checkpoint_graph()
@@ -560,7 +560,7 @@ def save(obj: Any, export_dir: str | os.PathLike, signatures: Any = None,
                              "on the variables' graph, after initializing them")
         arrays = session.run([v._as_graph_element() for v in variables])
 
-    export_dir = os.fspath(export_dir)
+    export_dir = os.fsdecode(export_dir)
     meta = exported_graph(saver, library, wrappers, [k for k, _ in values], ckpt_bytes)
     meta.object_graph_def.CopyFrom(object_graph)
     os.makedirs(os.path.join(export_dir, "variables"), exist_ok=True)

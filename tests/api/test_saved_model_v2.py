@@ -14,6 +14,7 @@ a scratch run, not here, as tests never import TensorFlow.)
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 from typing import Any
@@ -322,6 +323,19 @@ def test_loading_twice_into_one_graph_shares_the_library(tmp_path: Path) -> None
         with tf.Session() as sess:
             sess.run(tf.global_variables_initializer())
             np.testing.assert_allclose(sess.run(a), sess.run(b))
+
+
+def test_load_inside_control_dependencies_and_from_a_bytes_path() -> None:
+    """The variables' restoring initializers wait for nothing open where load_v2 runs."""
+    with tf.Graph().as_default():
+        gate = tf.no_op(name="gate")
+        with tf.control_dependencies([gate]):
+            loaded = tf.saved_model.load_v2(os.fsencode(DATA / "tf_dense"))
+        assert all(not v.initial_value.op.control_inputs for v in (loaded.w, loaded.b))
+        assert loaded.w.initial_value.op.type == "RestoreV2"
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            _assert_equal(sess.run(loaded.w.value()), EXPECTED["dense"]["variables"]["w"])
 
 
 def test_library_name_clashes_are_renamed() -> None:
