@@ -28,6 +28,7 @@ from tfx.cli import optimize as optimize_cmd
 from tfx.cli import partition as partition_cmd
 from tfx.cli import place as place_cmd
 from tfx.cli import run as run_cmd
+from tfx.cli import serve as serve_cmd
 from tfx.cli import viz as viz_cmd
 
 try:  # typer < 0.29 raises click's exceptions; later versions ship their own click
@@ -63,6 +64,7 @@ app.command("optimize", help=optimize_cmd.HELP)(optimize_cmd.optimize)
 app.command("place", help=place_cmd.HELP)(place_cmd.place)
 app.command("partition", help=partition_cmd.HELP)(partition_cmd.partition)
 app.command("viz", help=viz_cmd.HELP)(viz_cmd.viz)
+app.command("serve-worker", help=serve_cmd.HELP)(serve_cmd.serve_worker)
 app.add_typer(checkpoint_cmd.app, name="checkpoint", help=checkpoint_cmd.HELP)
 
 

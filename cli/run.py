@@ -134,6 +134,13 @@ def run(
                           "keep the devices a placed graph gives them, the rest are placed "
                           "greedily."),
     ] = None,
+    master: Annotated[
+        str | None,
+        typer.Option("--master", metavar="URL",
+                     help="Run on a cluster: the grpc://HOST:PORT of a `tfx serve-worker` "
+                          "(or TensorFlow server), whose master places the graph on the "
+                          "cluster's tasks."),
+    ] = None,
     init: Annotated[
         list[str] | None,
         typer.Option("--init", metavar="OP", help="Op to run once first (e.g. init)."),
@@ -253,7 +260,7 @@ def run(
         defaulted = not fetches and not targets
         if defaulted:
             fetches = _likely_output_tensors(ir, graph)
-        with _session(ir, timeout, devices) as sess:
+        with _session(ir, timeout, devices, master) as sess:
             if steps is not None:
                 config = _checkpoint_config(checkpoint_dir, save_every, keep, keep_best)
                 ran = _run_steps(sess, common.graph_label(graph), fetches, targets, init,
@@ -375,10 +382,19 @@ def _load_placed(graph: str) -> Graph:
     return load_placed(graph)
 
 
-def _session(ir: Graph, timeout: float | None, devices: str | None) -> Session:
-    """A Session, or with --devices one whose steps run across those devices."""
+def _session(ir: Graph, timeout: float | None, devices: str | None,
+             master: str | None = None) -> Session:
+    """A Session; with --devices one whose steps run across those devices; with --master
+    one whose steps run on a cluster."""
     from tfx.core.session import Session
 
+    if master is not None:
+        if devices is not None:
+            raise InvalidArgumentError("--master and --devices do not go together: the "
+                                       "master places the graph on its cluster's devices")
+        from tfx.core.api.session_api import Session as ClusterSession
+
+        return ClusterSession(master, graph=ir, timeout=timeout)
     if devices is None:
         return Session(ir, timeout=timeout)
     from tfx.core.multi_device import MultiDeviceSession

@@ -53,8 +53,9 @@ class Session(core_session.Session):
     """Run steps of a graph: `Session(target="", graph=None, config=None)`.
 
     Args:
-        target: "" (in-process); for compatibility with `tfx.core.session.Session`
-            also a graph file path, GraphDef, bytes or IR graph.
+        target: "" (in-process), or "grpc://host:port": a server's master runs the steps
+            across its cluster (`tfx.core.distributed`); for compatibility with
+            `tfx.core.session.Session` also a graph file path, GraphDef, bytes or IR graph.
         graph: the Graph to run (default: the default graph).
         config: a ConfigProto (tfx's or TensorFlow's); see `session_config` for the
             fields it honours (step timeout, device placement logging, opt level).
@@ -83,6 +84,11 @@ class Session(core_session.Session):
                          inter_op_pools=InterOpPools.from_config(self._config))
         self._default_contexts: list[Any] = []
         self._logged_steps: set[tuple] = set()
+        self._remote = None
+        if isinstance(target, str) and target.startswith("grpc://"):
+            from tfx.core.distributed.client import GrpcSession
+
+            self._remote = GrpcSession(target, self._config)
 
     @property
     def graph(self) -> Any:
@@ -91,7 +97,26 @@ class Session(core_session.Session):
 
     @property
     def sess_str(self) -> str:
-        return ""
+        return self._remote.target if self._remote is not None else ""
+
+    def close(self) -> None:
+        try:
+            if self._remote is not None:
+                self._remote.close()
+        finally:
+            super().close()
+
+    def _run_step(self, fetches: Any, feeds: Any, timeout: float | None, pool: int) -> Any:
+        """One step, in this process or on the target's master."""
+        if self._remote is None:
+            return super().run(fetches, feeds, timeout=timeout, thread_pool=pool)
+        flat: list[str] = []
+        structure = core_session._flatten(fetches, flat)
+        tensors = [name for name in flat if core_session._is_tensor_name(name)]
+        targets = [name for name in flat if not core_session._is_tensor_name(name)]
+        values = self._remote.run(self._graph, tensors, feeds, targets,
+                                  timeout=timeout if timeout is not None else self._timeout)
+        return core_session._unflatten(structure, iter(values))
 
     def run(self, fetches: Any, feed_dict: Mapping[Any, Any] | None = None,
             options: Any = None, run_metadata: Any = None, *,
@@ -127,13 +152,12 @@ class Session(core_session.Session):
         if self._log_placement:
             self._log_new_step(flat_fetches, feeds or ())
         if run_metadata is None or run_options is None:
-            return self._restore(
-                fetches, super().run(flat_fetches, feeds, timeout=timeout, thread_pool=pool))
+            return self._restore(fetches, self._run_step(flat_fetches, feeds, timeout, pool))
         trace = None
         if run_options.trace_level != config_pb2.RunOptions.NO_TRACE:
             trace = StepTrace()
         with recording(trace) if trace is not None else contextlib.nullcontext():
-            result = super().run(flat_fetches, feeds, timeout=timeout, thread_pool=pool)
+            result = self._run_step(flat_fetches, feeds, timeout, pool)
         executed = None
         if run_options.output_partition_graphs:
             nodes = self.step_nodes(self.step_key(flat_fetches, feeds or ()))

@@ -1,0 +1,424 @@
+"""The MasterService: client sessions whose graphs run across the tasks of a cluster.
+
+A `MasterSession` holds one client's graph (CreateSession, then ExtendSession
+with the nodes added since) and runs its steps (RunStep), as TensorFlow's
+master does:
+
+1. Devices: every task of the cluster reports its devices (GetStatus); the
+   client's device, where feeds arrive and fetches leave, is this task's CPU:0.
+2. Placement: the graph is placed on all of them (`tfx.core.placer`, the
+   session config's soft placement); a node placed once keeps its device when
+   the graph grows, so state never moves.
+3. Per step signature (feeds, fetches, targets), once: the placed graph is cut
+   for the step (`tfx.core.multi_device.cut_step`), each task's device graphs
+   are merged into one GraphDef, pruned to what the step runs there, and
+   registered with that task's worker (RegisterGraph, in a worker session made
+   for this master session).
+4. Each step: a fresh random step id, one RunGraph per task at once (the feeds
+   go to this task's, which holds the client-terminated Recvs, and the fetches
+   come back from it), then CleanupGraph on every task. The first failure
+   cancels the other tasks' calls, and the error returned is that failure, not
+   the cancellations it caused.
+
+Closing the session deregisters its graphs and deletes its worker sessions.
+"""
+
+from __future__ import annotations
+
+import random
+import threading
+import uuid
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Any
+
+from tfx.core.cost_model import CostModel
+from tfx.core.devices import DeviceSet
+from tfx.core.distributed.rendezvous import task_of
+from tfx.core.distributed.wire import (
+    error_from_status,
+    status_of,
+    tensor_from_proto,
+    tensor_to_proto,
+)
+from tfx.core.errors import (
+    AbortedError,
+    CancelledError,
+    FailedPreconditionError,
+    InvalidArgumentError,
+    TfxError,
+)
+from tfx.core.executor import StepState
+from tfx.core.graph import Graph
+from tfx.core.multi_device import CutStep, cut_step
+from tfx.core.placer import place
+from tfx.core.plan_builder import closure
+from tfx.core.session import _check_feed
+from tfx.protos import config_pb2, graph_pb2
+from tfx.protos import distributed_pb2 as pb
+
+
+class WorkerCache:
+    """Task name -> its worker: this task's in-process, the others' over gRPC.
+
+    Args:
+        tasks: every task of the cluster (`/job:J/replica:0/task:T`), in order.
+        local_task: this process's task, served by `local_worker`.
+        addresses: task -> "host:port" for the others.
+        token: the shared secret for the other tasks' servers.
+    """
+
+    def __init__(self, tasks: Sequence[str], local_task: str, local_worker: Any = None,
+                 addresses: dict[str, str] | None = None, token: str | None = None) -> None:
+        self.tasks = list(tasks)
+        self.local_task = local_task
+        self.local_worker = local_worker
+        self._addresses = dict(addresses or {})
+        self._token = token
+        self._remote: dict[str, Any] = {}
+        self._lock = threading.Lock()
+
+    def get(self, task: str) -> Any:
+        """The worker of `task` (InvalidArgumentError for a task not in the cluster)."""
+        if task == self.local_task and self.local_worker is not None:
+            return self.local_worker
+        with self._lock:
+            worker = self._remote.get(task)
+            if worker is None:
+                address = self._addresses.get(task)
+                if address is None:
+                    raise InvalidArgumentError(
+                        f"task {task} is not in the cluster; its tasks: " + ", ".join(self.tasks))
+                from tfx.core.distributed.rpc import GrpcWorker
+
+                worker = GrpcWorker(address, task, token=self._token)
+                self._remote[task] = worker
+            return worker
+
+    def close(self) -> None:
+        with self._lock:
+            remote = list(self._remote.values())
+            self._remote.clear()
+        for worker in remote:
+            worker.close()
+
+
+@dataclass(frozen=True)
+class _Registered:
+    """A step signature registered with the workers."""
+
+    cut: CutStep
+    handles: dict[str, str]  # task -> graph handle
+    client_task: str
+
+
+class MasterSession:
+    """One client session: its graph, placement and registered steps."""
+
+    def __init__(self, handle: str, graph_def: graph_pb2.GraphDef,
+                 config: config_pb2.ConfigProto, workers: WorkerCache) -> None:
+        self.handle = handle
+        self.config = config
+        self._workers = workers
+        self._graph = Graph.from_graph_def(graph_def)
+        self._graph.validate()
+        self.version = 0
+        self._lock = threading.Lock()
+        self._devices: DeviceSet | None = None
+        self._placed_version = -1
+        self._steps: dict[tuple, _Registered] = {}
+        self._worker_sessions: set[str] = set()
+        self._closed = False
+
+    # --- the graph ----------------------------------------------------------------------
+    def extend(self, graph_def: graph_pb2.GraphDef, current_version: int) -> int:
+        with self._lock:
+            if current_version != self.version:
+                raise FailedPreconditionError(
+                    f"ExtendSession of graph version {current_version}, but the session's "
+                    f"graph is at version {self.version}")
+            merged = self._graph.to_graph_def()
+            existing = {node.name for node in merged.node}
+            clashes = [node.name for node in graph_def.node if node.name in existing]
+            if clashes:
+                raise InvalidArgumentError(
+                    "ExtendSession adds nodes the graph already has: " + ", ".join(clashes[:5]))
+            merged.node.extend(graph_def.node)
+            known = {f.signature.name for f in merged.library.function}
+            merged.library.function.extend(
+                f for f in graph_def.library.function if f.signature.name not in known)
+            known_grads = {g.function_name for g in merged.library.gradient}
+            merged.library.gradient.extend(
+                g for g in graph_def.library.gradient if g.function_name not in known_grads)
+            graph = Graph.from_graph_def(merged)
+            graph.validate()
+            self._graph = graph
+            self.version += 1
+            return self.version
+
+    def _placed(self) -> tuple[Graph, DeviceSet]:
+        """The graph placed on the cluster's devices (placing what is new)."""
+        if self._devices is None:
+            self._devices = self._discover_devices()
+        if self._placed_version != self.version:
+            place(self._graph, self._devices, cost_model=CostModel(self._graph),
+                  soft_placement=self.config.allow_soft_placement)
+            self._placed_version = self.version
+        return self._graph, self._devices
+
+    def _discover_devices(self) -> DeviceSet:
+        names: list[str] = []
+        for task in self._workers.tasks:
+            status = self._workers.get(task).get_status(pb.GetStatusRequest())
+            names += [d.name for d in status.device_attributes]
+        devices = DeviceSet.from_names(names)
+        local = [d.name for d in devices
+                 if task_of(d.name) == self._workers.local_task and d.device_type == "CPU"]
+        return DeviceSet(devices.devices, devices.links, local[0] if local else "")
+
+    # --- steps --------------------------------------------------------------------------
+    def _register(self, key: tuple) -> _Registered:
+        with self._lock:
+            registered = self._steps.get(key)
+            if registered is not None:
+                return registered
+            graph, devices = self._placed()
+            feeds, fetches, targets = key
+            incarnations = {d.name: d.incarnation for d in devices}
+            cut = cut_step(graph, feeds, fetches, targets, client=devices.client,
+                           incarnations=incarnations)
+            by_task: dict[str, graph_pb2.GraphDef] = {}
+            for piece in cut.partitions:
+                task = task_of(piece.device)
+                merged = by_task.setdefault(task, graph_pb2.GraphDef(
+                    library=graph.library, versions=graph.versions))
+                roots = [piece.graph.node(name) for name in piece.targets]
+                kept = {node.name for node in closure(roots, ())}
+                merged.node.extend(node.to_node_def() for node in piece.graph
+                                   if node.name in kept)
+            handles = {}
+            for task, graph_def in by_task.items():
+                self._ensure_worker_session(task)
+                response = self._workers.get(task).register_graph(pb.RegisterGraphRequest(
+                    session_handle=self.handle, graph_def=graph_def,
+                    create_worker_session_called=True))
+                handles[task] = response.graph_handle
+            registered = _Registered(cut, handles, task_of(devices.client))
+            self._steps[key] = registered
+            return registered
+
+    def _ensure_worker_session(self, task: str) -> None:
+        if task in self._worker_sessions:
+            return
+        self._workers.get(task).create_worker_session(
+            pb.CreateWorkerSessionRequest(session_handle=self.handle))
+        self._worker_sessions.add(task)
+
+    def run_step(self, request: pb.RunStepRequest, caller: Any = None) -> pb.RunStepResponse:
+        if self._closed:
+            raise FailedPreconditionError("the session is closed")
+        if request.partial_run_handle:
+            raise InvalidArgumentError("partial runs are not supported by tfx's master")
+        feed_names = tuple(item.name for item in request.feed)
+        if len(set(feed_names)) != len(feed_names):
+            raise InvalidArgumentError("the same tensor is fed twice")
+        key = (feed_names, tuple(request.fetch), tuple(request.target))
+        registered = self._register(key)
+        cut = registered.cut
+        fed = [_check_feed(spec, tensor_from_proto(item.tensor, f"feed {item.name!r}"))
+               for spec, item in zip(cut.feeds, request.feed)]
+        timeout = None
+        if request.options.timeout_in_ms > 0:
+            timeout = request.options.timeout_in_ms / 1000
+        elif self.config.operation_timeout_in_ms > 0:
+            timeout = self.config.operation_timeout_in_ms / 1000
+        remaining = caller.remaining() if caller is not None else None
+        if remaining is not None:
+            timeout = remaining if timeout is None else min(timeout, remaining)
+        step = StepState(None, None, timeout)
+        values = self._run_graphs(registered, fed, step, caller)
+        response = pb.RunStepResponse()
+        for name, (source, k) in zip(request.fetch, cut.fetch_sources):
+            value = values[cut.fetch_keys[k]] if source == "recv" else fed[k]
+            response.tensor.add(name=name, tensor=tensor_to_proto(value, f"fetch {name!r}"))
+        return response
+
+    def _run_graphs(self, registered: _Registered, fed: list, step: StepState,
+                    caller: Any) -> dict[str, Any]:
+        """One RunGraph per task at once; the fetched values by rendezvous key."""
+        step_id = random.getrandbits(63) or 1
+        cut = registered.cut
+        requests = {}
+        for task, handle in registered.handles.items():
+            request = pb.RunGraphRequest(session_handle=self.handle, graph_handle=handle,
+                                         step_id=step_id, create_worker_session_called=True)
+            if task == registered.client_task:
+                for key, value in zip(cut.feed_keys, fed):
+                    request.send.add(name=key, tensor=tensor_to_proto(value, "feed"))
+                request.recv_key.extend(cut.fetch_keys)
+            requests[task] = request
+        errors: list[tuple[str, BaseException]] = []
+        results: dict[str, Any] = {}
+        lock = threading.Lock()
+
+        def run(task: str) -> None:
+            try:
+                response = self._workers.get(task).run_graph(requests[task], step)
+            except BaseException as exc:  # noqa: BLE001 - collected, the first is raised
+                with lock:
+                    errors.append((task, exc))
+                step.cancelled.set()
+                return
+            for item in response.recv:
+                results[item.name] = tensor_from_proto(item.tensor, f"fetch from {task}")
+
+        tasks = list(requests)
+        watcher = None
+        if caller is not None:
+            watcher = threading.Thread(target=_forward_cancel, args=(caller, step),
+                                       daemon=True)
+            watcher.start()
+        try:
+            with ThreadPoolExecutor(max_workers=max(1, len(tasks) - 1)) as pool:
+                futures = [pool.submit(run, task) for task in tasks[1:]]
+                if tasks:
+                    run(tasks[0])
+                for future in futures:
+                    future.result()
+        finally:
+            step.cancelled.set()  # stops the watcher; the step is over either way
+            for task in tasks:
+                try:
+                    self._workers.get(task).cleanup_graph(pb.CleanupGraphRequest(step_id=step_id))
+                except TfxError:
+                    pass  # a worker that is gone has nothing left to clean up
+        if errors:
+            raise _root_cause(errors)
+        return results
+
+    def close(self) -> None:
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+            steps = list(self._steps.values())
+            self._steps.clear()
+            sessions = list(self._worker_sessions)
+        for registered in steps:
+            for task, handle in registered.handles.items():
+                _quietly(self._workers.get(task).deregister_graph, pb.DeregisterGraphRequest(
+                    session_handle=self.handle, graph_handle=handle,
+                    create_worker_session_called=True))
+        for task in sessions:
+            _quietly(self._workers.get(task).delete_worker_session,
+                     pb.DeleteWorkerSessionRequest(session_handle=self.handle))
+
+
+def _quietly(call: Any, request: Any) -> None:
+    try:
+        call(request)
+    except TfxError:
+        pass  # the worker is gone or already forgot: nothing is left to release
+
+
+def _forward_cancel(caller: Any, step: StepState) -> None:
+    while not step.cancelled.wait(0.05):
+        try:
+            caller.check_cancelled()
+        except Exception:  # noqa: BLE001 - the client gave up: cancel every task's step
+            step.cancelled.set()
+            return
+
+
+def _root_cause(errors: list[tuple[str, BaseException]]) -> BaseException:
+    for _, error in errors:
+        if not isinstance(error, (CancelledError, AbortedError)):
+            return error
+    return errors[0][1]
+
+
+class Master:
+    """The MasterService of one task: the sessions its clients created.
+
+    Args:
+        workers: the cluster's workers (`WorkerCache`).
+        default_config: the server's default session ConfigProto.
+    """
+
+    def __init__(self, workers: WorkerCache,
+                 default_config: config_pb2.ConfigProto | None = None) -> None:
+        self.workers = workers
+        self._default_config = default_config or config_pb2.ConfigProto()
+        self._sessions: dict[str, MasterSession] = {}
+        self._lock = threading.Lock()
+
+    def _session(self, handle: str) -> MasterSession:
+        with self._lock:
+            session = self._sessions.get(handle)
+        if session is None:
+            raise AbortedError(f"session {handle!r} is not found: it was closed or the server "
+                               "restarted")
+        return session
+
+    def create_session(self, request: pb.CreateSessionRequest) -> pb.CreateSessionResponse:
+        config = config_pb2.ConfigProto()
+        config.CopyFrom(self._default_config)
+        config.MergeFrom(request.config)
+        handle = uuid.uuid4().hex
+        session = MasterSession(handle, request.graph_def, config, self.workers)
+        with self._lock:
+            self._sessions[handle] = session
+        return pb.CreateSessionResponse(session_handle=handle, graph_version=session.version)
+
+    def extend_session(self, request: pb.ExtendSessionRequest) -> pb.ExtendSessionResponse:
+        session = self._session(request.session_handle)
+        version = session.extend(request.graph_def, request.current_graph_version)
+        return pb.ExtendSessionResponse(new_graph_version=version)
+
+    def run_step(self, request: pb.RunStepRequest, caller: Any = None) -> pb.RunStepResponse:
+        try:
+            return self._session(request.session_handle).run_step(request, caller)
+        except TfxError as exc:
+            if not request.store_errors_in_response_body:
+                raise
+            code, message = status_of(exc)
+            return pb.RunStepResponse(status_code=code, status_error_message=message)
+
+    def close_session(self, request: pb.CloseSessionRequest) -> pb.CloseSessionResponse:
+        with self._lock:
+            session = self._sessions.pop(request.session_handle, None)
+        if session is None:
+            raise AbortedError(f"session {request.session_handle!r} is not found")
+        session.close()
+        return pb.CloseSessionResponse()
+
+    def list_devices(self, request: pb.ListDevicesRequest) -> pb.ListDevicesResponse:
+        response = pb.ListDevicesResponse()
+        for task in self.workers.tasks:
+            status = self.workers.get(task).get_status(pb.GetStatusRequest())
+            target = response.local_device if task == self.workers.local_task \
+                else response.remote_device
+            target.extend(status.device_attributes)
+        return response
+
+    def reset(self, request: pb.ResetRequest) -> pb.ResetResponse:
+        """Close every session and release the workers' state, as TensorFlow's Reset."""
+        with self._lock:
+            sessions = list(self._sessions.values())
+            self._sessions.clear()
+        for session in sessions:
+            session.close()
+        for task in self.workers.tasks:
+            _quietly(self.workers.get(task).cleanup_all,
+                     pb.CleanupAllRequest(container=request.container))
+        return pb.ResetResponse()
+
+    def close(self) -> None:
+        self.reset(pb.ResetRequest())
+
+
+def raise_status(code: int, message: str) -> None:
+    """Raise the error a response body carries (`store_errors_in_response_body`)."""
+    if code:
+        raise error_from_status(code, message)

@@ -1,0 +1,288 @@
+"""gRPC for the distributed runtime: TensorFlow's service paths, a shared secret, clients.
+
+Both services are bound with TensorFlow's method paths
+(`/tensorflow.MasterService/RunStep`, `/tensorflow.WorkerService/RunGraph`, ...)
+and TensorFlow's message bytes (`protos/distributed.proto`), plus the standard
+`/grpc.health.v1.Health/Check`. An implementation is a plain object with one
+method per RPC in snake case (`run_graph(request, step)`), taking and returning
+the messages and raising tfx errors; `add_services` adapts it, carrying an
+error back as its gRPC status (TensorFlow's status codes and gRPC's are the same
+numbers) and message, and the clients (`GrpcWorker`, `GrpcMaster`) raise it again
+with its class.
+
+Authentication: TensorFlow's server has none. A tfx server given a secret token
+refuses every call whose `authorization` metadata is not `Bearer <token>`
+(UNAUTHENTICATED), comparing in constant time; the health check answers
+anyone. Clients send the token they are given. `token_from_env` reads
+`TFX_AUTH_TOKEN`.
+
+Messages may be as large as the allocation limit allows a tensor
+(`tfx.core.limits`), up to gRPC's 2 GiB; gRPC's own default of 4 MiB would
+refuse ordinary tensors. Calls that wait on a step (RunGraph, RecvTensor,
+RunStep) carry the step's deadline, which the callee reads as its own, and are
+cancelled when the step is. A client gives RunStep `STEP_GRACE_SECONDS` more than
+the step's timeout, so that the master, which stops the step on every task before it
+answers, reports the timeout itself.
+"""
+
+from __future__ import annotations
+
+import hmac
+import os
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import grpc
+
+from tfx.core import limits
+from tfx.core.distributed.wire import error_from_status, status_of
+from tfx.core.errors import (
+    CancelledError,
+    DeadlineExceededError,
+    TfxError,
+    UnavailableError,
+)
+from tfx.protos import distributed_pb2 as pb
+
+TOKEN_ENV = "TFX_AUTH_TOKEN"
+_POLL_SECONDS = 0.05
+_MAX_MESSAGE = 2**31 - 1
+_NO_DEADLINE = 1e9  # seconds
+STEP_GRACE_SECONDS = 5.0
+
+MASTER_SERVICE = "tensorflow.MasterService"
+WORKER_SERVICE = "tensorflow.WorkerService"
+HEALTH_SERVICE = "grpc.health.v1.Health"
+
+# Method name -> (request type, response type).
+MASTER_METHODS: dict[str, tuple[type, type]] = {
+    "CreateSession": (pb.CreateSessionRequest, pb.CreateSessionResponse),
+    "ExtendSession": (pb.ExtendSessionRequest, pb.ExtendSessionResponse),
+    "RunStep": (pb.RunStepRequest, pb.RunStepResponse),
+    "CloseSession": (pb.CloseSessionRequest, pb.CloseSessionResponse),
+    "ListDevices": (pb.ListDevicesRequest, pb.ListDevicesResponse),
+    "Reset": (pb.ResetRequest, pb.ResetResponse),
+}
+WORKER_METHODS: dict[str, tuple[type, type]] = {
+    "GetStatus": (pb.GetStatusRequest, pb.GetStatusResponse),
+    "CreateWorkerSession": (pb.CreateWorkerSessionRequest, pb.CreateWorkerSessionResponse),
+    "DeleteWorkerSession": (pb.DeleteWorkerSessionRequest, pb.DeleteWorkerSessionResponse),
+    "RegisterGraph": (pb.RegisterGraphRequest, pb.RegisterGraphResponse),
+    "DeregisterGraph": (pb.DeregisterGraphRequest, pb.DeregisterGraphResponse),
+    "RunGraph": (pb.RunGraphRequest, pb.RunGraphResponse),
+    "CleanupGraph": (pb.CleanupGraphRequest, pb.CleanupGraphResponse),
+    "CleanupAll": (pb.CleanupAllRequest, pb.CleanupAllResponse),
+    "RecvTensor": (pb.RecvTensorRequest, pb.RecvTensorResponse),
+}
+# The calls that wait for a step: cancelled with it, bounded by its deadline.
+_STEP_CALLS = {"RunStep", "RunGraph", "RecvTensor"}
+
+
+def snake_case(method: str) -> str:
+    """`RunGraph` -> `run_graph`: the implementation's method for an RPC."""
+    return "".join(f"_{c.lower()}" if c.isupper() else c for c in method).lstrip("_")
+
+
+def token_from_env() -> str | None:
+    """The shared secret in `TFX_AUTH_TOKEN`, or None."""
+    return os.environ.get(TOKEN_ENV) or None
+
+
+def channel_options() -> list[tuple[str, int]]:
+    """Message size limits: a tensor as large as the allocation limit must fit."""
+    size = min(_MAX_MESSAGE, limits.max_tensor_bytes() + (1 << 20))
+    return [("grpc.max_send_message_length", size), ("grpc.max_receive_message_length", size)]
+
+
+# --- the server side ----------------------------------------------------------------------
+
+_GRPC_CODES = {code.value[0]: code for code in grpc.StatusCode}
+
+
+class _CallContext:
+    """The step-like object a waiting implementation polls: the client gave up, or not."""
+
+    def __init__(self, context: grpc.ServicerContext) -> None:
+        self._context = context
+
+    def check_cancelled(self) -> None:
+        if not self._context.is_active():
+            raise CancelledError("the caller cancelled the call")
+
+    def remaining(self) -> float | None:
+        left = self._context.time_remaining()
+        # gRPC reports a call without a deadline as ~292 billion years remaining.
+        return None if left is None or left > _NO_DEADLINE else left
+
+
+def _handler(implementation: Any, method: str, request_type: type,
+             response_type: type) -> grpc.RpcMethodHandler:
+    function = getattr(implementation, snake_case(method))
+    waits = method in _STEP_CALLS
+
+    def call(request: Any, context: grpc.ServicerContext) -> Any:
+        try:
+            if waits:
+                return function(request, _CallContext(context))
+            return function(request)
+        except TfxError as exc:
+            code, message = status_of(exc)
+            context.abort(_GRPC_CODES.get(code, grpc.StatusCode.UNKNOWN), message)
+        except Exception as exc:  # noqa: BLE001 - a bug becomes an INTERNAL status, not a hang
+            context.abort(grpc.StatusCode.INTERNAL, f"{type(exc).__name__}: {exc}")
+        return response_type()  # not reached: abort raises
+
+    return grpc.unary_unary_rpc_method_handler(
+        call, request_deserializer=request_type.FromString,
+        response_serializer=response_type.SerializeToString)
+
+
+def _health_check(request: pb.HealthCheckRequest, context: grpc.ServicerContext) -> Any:
+    return pb.HealthCheckResponse(status=pb.HealthCheckResponse.SERVING)
+
+
+class _TokenCheck(grpc.ServerInterceptor):
+    """Refuse calls without the shared secret (the health check is open)."""
+
+    def __init__(self, token: str) -> None:
+        self._expected = f"Bearer {token}".encode()
+
+        def refuse(request: Any, context: grpc.ServicerContext) -> Any:
+            context.abort(grpc.StatusCode.UNAUTHENTICATED,
+                          "this server requires its auth token (TFX_AUTH_TOKEN)")
+
+        self._refusal = grpc.unary_unary_rpc_method_handler(refuse)
+
+    def intercept_service(self, continuation: Callable, details: Any) -> Any:
+        if details.method.startswith(f"/{HEALTH_SERVICE}/"):
+            return continuation(details)
+        for key, value in details.invocation_metadata or ():
+            if key == "authorization":
+                given = value.encode() if isinstance(value, str) else value
+                if hmac.compare_digest(given, self._expected):
+                    return continuation(details)
+        return self._refusal
+
+
+def make_server(master: Any, worker: Any, *, token: str | None,
+                max_workers: int = 32) -> grpc.Server:
+    """A gRPC server with the MasterService (if `master`), WorkerService and health check."""
+    from concurrent import futures
+
+    interceptors = [_TokenCheck(token)] if token else []
+    server = grpc.server(futures.ThreadPoolExecutor(max_workers=max_workers,
+                                                    thread_name_prefix="tfx-rpc"),
+                         interceptors=interceptors, options=channel_options())
+    services = [(WORKER_SERVICE, WORKER_METHODS, worker)]
+    if master is not None:
+        services.append((MASTER_SERVICE, MASTER_METHODS, master))
+    for service, methods, implementation in services:
+        handlers = {name: _handler(implementation, name, *types)
+                    for name, types in methods.items()}
+        server.add_generic_rpc_handlers(
+            (grpc.method_handlers_generic_handler(service, handlers),))
+    health = grpc.unary_unary_rpc_method_handler(
+        _health_check, request_deserializer=pb.HealthCheckRequest.FromString,
+        response_serializer=pb.HealthCheckResponse.SerializeToString)
+    server.add_generic_rpc_handlers(
+        (grpc.method_handlers_generic_handler(HEALTH_SERVICE, {"Check": health}),))
+    return server
+
+
+# --- the client side ----------------------------------------------------------------------
+
+
+class _Client:
+    """Calls one service of one address; each RPC is a method in snake case."""
+
+    def __init__(self, service: str, methods: dict[str, tuple[type, type]], address: str, *,
+                 who: str, token: str | None = None,
+                 channel: grpc.Channel | None = None) -> None:
+        self.address = address
+        self.who = who
+        self._channel = channel or grpc.insecure_channel(address, options=channel_options())
+        self._metadata = (("authorization", f"Bearer {token}"),) if token else ()
+        self._calls = {
+            name: self._channel.unary_unary(f"/{service}/{name}",
+                                            request_serializer=req.SerializeToString,
+                                            response_deserializer=resp.FromString)
+            for name, (req, resp) in methods.items()
+        }
+        for name in methods:
+            waits = name in _STEP_CALLS
+            setattr(self, snake_case(name), self._bind(name, waits))
+
+    def _bind(self, name: str, waits: bool) -> Callable[..., Any]:
+        call = self._calls[name]
+
+        def invoke(request: Any, step: Any = None, timeout: float | None = None) -> Any:
+            if waits and step is not None and timeout is None:
+                timeout = step.remaining()  # the callee reads the step's deadline from it
+            return self._invoke(call, name, request, step if waits else None, timeout)
+
+        return invoke
+
+    def _invoke(self, call: Any, name: str, request: Any, step: Any,
+                timeout: float | None) -> Any:
+        future = call.future(request, timeout=timeout, metadata=self._metadata)
+        try:
+            while True:
+                try:
+                    return future.result(timeout=_POLL_SECONDS if step is not None else None)
+                except grpc.FutureTimeoutError:
+                    step.check_cancelled()
+        except grpc.RpcError as exc:
+            raise self._error(name, exc) from None
+        except BaseException:
+            future.cancel()
+            raise
+
+    def _error(self, name: str, exc: grpc.RpcError) -> TfxError:
+        code = exc.code() if hasattr(exc, "code") else grpc.StatusCode.UNKNOWN
+        details = exc.details() if hasattr(exc, "details") else str(exc)
+        if code == grpc.StatusCode.UNAVAILABLE:
+            return UnavailableError(f"{self.who} at {self.address} is unavailable ({name}): "
+                                    f"{details}")
+        if code == grpc.StatusCode.DEADLINE_EXCEEDED and details == "Deadline Exceeded":
+            return DeadlineExceededError(f"{name} to {self.who} at {self.address} timed out")
+        return error_from_status(code.value[0], details or f"{name} to {self.who} failed")
+
+    def close(self) -> None:
+        self._channel.close()
+
+
+class GrpcWorker(_Client):
+    """A remote task's WorkerService: `get_status`, `register_graph`, `run_graph`, ..."""
+
+    def __init__(self, address: str, task: str = "worker", **kwargs: Any) -> None:
+        super().__init__(WORKER_SERVICE, WORKER_METHODS, address, who=f"task {task}", **kwargs)
+
+
+class GrpcMaster(_Client):
+    """A server's MasterService: `create_session`, `run_step`, ..."""
+
+    def __init__(self, address: str, **kwargs: Any) -> None:
+        super().__init__(MASTER_SERVICE, MASTER_METHODS, address, who="master", **kwargs)
+
+
+def check_health(address: str, timeout: float = 5.0) -> bool:
+    """Whether a server answers the standard health check as SERVING within `timeout` s."""
+    with grpc.insecure_channel(address) as channel:
+        call = channel.unary_unary(f"/{HEALTH_SERVICE}/Check",
+                                   request_serializer=pb.HealthCheckRequest.SerializeToString,
+                                   response_deserializer=pb.HealthCheckResponse.FromString)
+        try:
+            response = call(pb.HealthCheckRequest(), timeout=timeout, wait_for_ready=True)
+        except grpc.RpcError:
+            return False
+    return response.status == pb.HealthCheckResponse.SERVING
+
+
+def wait_for_servers(addresses: Sequence[str], timeout: float = 30.0) -> list[str]:
+    """Wait until every address answers its health check; return those that never did."""
+    end = time.monotonic() + timeout
+    missing = list(addresses)
+    while missing and time.monotonic() < end:
+        missing = [a for a in missing if not check_health(a, max(0.1, end - time.monotonic()))]
+    return missing

@@ -1,0 +1,299 @@
+"""A task's WorkerService: register graph pieces, run them per step, hand over tensors.
+
+The master registers, per worker session, one GraphDef per step signature:
+this task's share of the step, already cut per device (every node carries one
+of this task's device names, and every edge between devices is a `_Send`/
+`_Recv` pair). The worker splits it by device, compiles each device's graph
+once (`tfx.core.multi_device.compile_partition`, all of its nodes as targets)
+and returns a handle. `run_graph` runs the handle's device graphs at once, as a
+local multi-device step (`run_partitions`), in the step's `WorkerRendezvous`:
+the request's `send` (rendezvous key -> tensor: the client's feeds) goes in
+first, and its `recv_key`s (the fetches) come back. A step's rendezvous lives
+from the first RunGraph or RecvTensor that names its step id to the master's
+CleanupGraph, so a peer can still pull a tensor this task sent after its
+RunGraph has returned; a RecvTensor for a step already cleaned up is refused
+rather than left waiting.
+
+A worker session holds what persists between steps: the resource manager
+(variables, queues, ...) and the kernels of stateful nodes, shared by every
+graph registered in it, as a local Session's steps share them. The empty
+session handle is the worker's own default session, which TensorFlow's older
+masters use.
+"""
+
+from __future__ import annotations
+
+import collections
+import itertools
+import threading
+from dataclasses import dataclass, field
+from typing import Any
+
+from tfx.core.devices import DeviceSet
+from tfx.core.distributed.rendezvous import RecvTensorPeer, WorkerRendezvous, task_of
+from tfx.core.distributed.wire import tensor_from_proto, tensor_to_proto
+from tfx.core.errors import (
+    AbortedError,
+    AlreadyExistsError,
+    CancelledError,
+    InvalidArgumentError,
+    NotFoundError,
+)
+from tfx.core.executor import StepState
+from tfx.core.graph import Graph
+from tfx.core.multi_device import (
+    PartitionJob,
+    StepPartition,
+    compile_partition,
+    run_partitions,
+)
+from tfx.core.plan_builder import OpSegment
+from tfx.core.rendezvous import LocalRendezvous, parse_key
+from tfx.core.resources import ResourceManager
+from tfx.kernels.base import DEAD
+from tfx.protos import distributed_pb2 as pb
+from tfx.protos import graph_pb2
+
+# How many cleaned-up step ids a worker remembers, to refuse late RecvTensors for them.
+_CLEANED_STEPS_KEPT = 4096
+_WATCH_SECONDS = 0.05
+# How long CleanupGraph waits for a cancelled step to stop (a kernel that ignores
+# cancellation cannot hold the master forever).
+_CLEANUP_WAIT_SECONDS = 10.0
+
+
+@dataclass
+class _Session:
+    resources: ResourceManager = field(default_factory=ResourceManager)
+    kernels: OpSegment = field(default_factory=OpSegment)
+    graphs: dict[str, tuple[PartitionJob, ...]] = field(default_factory=dict)
+
+    def close(self) -> None:
+        self.graphs.clear()
+        self.kernels.clear()
+        self.resources.clear()
+
+
+class Worker:
+    """The WorkerService of one task.
+
+    Args:
+        task: this task, `/job:J/replica:R/task:T`.
+        devices: the task's devices (full names under `task`).
+        peers: task -> its worker, for the tensors other tasks send (`WorkerCache.get`).
+
+    Example:
+        >>> worker = Worker("/job:worker/replica:0/task:0", devices, cache.get)
+        >>> handle = worker.register_graph(request).graph_handle
+    """
+
+    def __init__(self, task: str, devices: DeviceSet, peers: Any) -> None:
+        strangers = [d.name for d in devices if task_of(d.name) != task]
+        if strangers:
+            raise InvalidArgumentError(
+                f"devices {', '.join(strangers)} are not devices of task {task}")
+        self.task = task
+        self.devices = devices
+        self._peers = peers
+        self._lock = threading.Lock()
+        self._sessions: dict[str, _Session] = {"": _Session()}
+        self._steps: dict[int, WorkerRendezvous] = {}
+        # step id -> the RunGraph calls running it: (their state, set when they return).
+        self._running: dict[int, list[tuple[StepState, threading.Event]]] = {}
+        self._cleaned: collections.OrderedDict[int, None] = collections.OrderedDict()
+        self._handles = itertools.count(1)
+
+    # --- status and sessions ------------------------------------------------------------
+    def get_status(self, request: pb.GetStatusRequest) -> pb.GetStatusResponse:
+        response = pb.GetStatusResponse()
+        for device in self.devices:
+            response.device_attributes.add(
+                name=device.name, device_type=device.device_type,
+                memory_limit=int(min(device.memory, 2**63 - 1)),
+                incarnation=device.incarnation)
+        return response
+
+    def create_worker_session(self, request: pb.CreateWorkerSessionRequest
+                              ) -> pb.CreateWorkerSessionResponse:
+        handle = request.session_handle
+        if not handle:
+            raise InvalidArgumentError("CreateWorkerSession needs a session handle")
+        with self._lock:
+            if handle in self._sessions:
+                raise AlreadyExistsError(f"worker session {handle!r} exists on {self.task}")
+            self._sessions[handle] = _Session()
+        return pb.CreateWorkerSessionResponse()
+
+    def delete_worker_session(self, request: pb.DeleteWorkerSessionRequest
+                              ) -> pb.DeleteWorkerSessionResponse:
+        with self._lock:
+            session = self._sessions.pop(request.session_handle, None) \
+                if request.session_handle else None
+        if session is not None:
+            session.close()
+        return pb.DeleteWorkerSessionResponse()
+
+    def _session(self, handle: str) -> _Session:
+        with self._lock:
+            session = self._sessions.get(handle)
+        if session is None:
+            raise AbortedError(f"session {handle!r} is not found on {self.task}: the worker "
+                               "may have restarted")
+        return session
+
+    def cleanup_all(self, request: pb.CleanupAllRequest) -> pb.CleanupAllResponse:
+        """Release every session's state (TensorFlow's Reset reaches workers as this)."""
+        with self._lock:
+            sessions = list(self._sessions.values())
+        for session in sessions:
+            session.resources.clear()
+        return pb.CleanupAllResponse()
+
+    # --- graphs -------------------------------------------------------------------------
+    def register_graph(self, request: pb.RegisterGraphRequest) -> pb.RegisterGraphResponse:
+        session = self._session(request.session_handle)
+        jobs = tuple(compile_partition(piece, self.devices.get(piece.device).kernels,
+                                       session.kernels)
+                     for piece in self._split(request.graph_def))
+        handle = f"{self.task}/graph_{next(self._handles)}"
+        with self._lock:
+            session.graphs[handle] = jobs
+        return pb.RegisterGraphResponse(graph_handle=handle)
+
+    def _split(self, graph_def: graph_pb2.GraphDef) -> list[StepPartition]:
+        """The registered graph as one graph per device, every node running."""
+        by_device: dict[str, list[graph_pb2.NodeDef]] = {}
+        for node in graph_def.node:
+            if node.device not in self.devices.names:
+                raise InvalidArgumentError(
+                    f"RegisterGraph: node {node.name!r} (op {node.op}) is on "
+                    f"{node.device or 'no device'}, not on a device of {self.task} ("
+                    + ", ".join(self.devices.names) + ")")
+            by_device.setdefault(node.device, []).append(node)
+        pieces = []
+        for device, nodes in by_device.items():
+            piece = graph_pb2.GraphDef(node=nodes, library=graph_def.library,
+                                       versions=graph_def.versions)
+            graph = Graph.from_graph_def(piece)
+            for node in graph:
+                for source in node.inputs:
+                    if source.node.device != device:
+                        raise InvalidArgumentError(
+                            f"RegisterGraph: node {node.name!r} on {device} reads "
+                            f"{source.name} on {source.node.device} without a _Send/_Recv")
+            graph.validate()
+            pieces.append(StepPartition(device, graph, tuple(n.name for n in graph)))
+        return pieces
+
+    def deregister_graph(self, request: pb.DeregisterGraphRequest
+                         ) -> pb.DeregisterGraphResponse:
+        session = self._session(request.session_handle)
+        with self._lock:
+            if session.graphs.pop(request.graph_handle, None) is None:
+                raise NotFoundError(f"graph handle {request.graph_handle!r} is not registered "
+                                    f"on {self.task}")
+        return pb.DeregisterGraphResponse()
+
+    # --- steps --------------------------------------------------------------------------
+    def _rendezvous(self, step_id: int) -> WorkerRendezvous:
+        with self._lock:
+            if step_id in self._cleaned:
+                raise AbortedError(f"step {step_id} was already cleaned up on {self.task}")
+            rendezvous = self._steps.get(step_id)
+            if rendezvous is None:
+                rendezvous = WorkerRendezvous(step_id, self.task, self._peers)
+                self._steps[step_id] = rendezvous
+            return rendezvous
+
+    def run_graph(self, request: pb.RunGraphRequest, caller: Any = None) -> pb.RunGraphResponse:
+        """Run a registered graph for one step; `caller` is polled for cancellation."""
+        session = self._session(request.session_handle)
+        with self._lock:
+            jobs = session.graphs.get(request.graph_handle)
+        if jobs is None:
+            raise NotFoundError(f"graph handle {request.graph_handle!r} is not registered on "
+                                f"{self.task}")
+        sends = {item.name: tensor_from_proto(item.tensor, f"sent tensor {item.name!r}")
+                 for item in request.send}
+        rendezvous = self._rendezvous(request.step_id)
+        timeout = caller.remaining() if caller is not None else None
+        state = StepState(session.resources, rendezvous, timeout)
+        done = threading.Event()
+        with self._lock:
+            self._running.setdefault(request.step_id, []).append((state, done))
+        if caller is not None:
+            threading.Thread(target=_watch, args=(caller, state, rendezvous, done),
+                             name="tfx-step-watch", daemon=True).start()
+        try:
+            values = run_partitions(jobs, state, sends, list(request.recv_key), rendezvous)
+        finally:
+            with self._lock:
+                running = self._running.get(request.step_id, [])
+                running.remove((state, done))
+                if not running:
+                    self._running.pop(request.step_id, None)
+            done.set()
+        response = pb.RunGraphResponse()
+        for key, value in zip(request.recv_key, values):
+            response.recv.add(name=key, tensor=tensor_to_proto(
+                value, f"fetch {parse_key(key).tensor_name!r}"))
+        return response
+
+    def cleanup_graph(self, request: pb.CleanupGraphRequest) -> pb.CleanupGraphResponse:
+        """End a step here: cancel what still runs of it, and return once it has stopped,
+        so that no later step meets its remains (a dequeue still waiting, say)."""
+        with self._lock:
+            rendezvous = self._steps.pop(request.step_id, None)
+            running = list(self._running.get(request.step_id, ()))
+            self._cleaned[request.step_id] = None
+            while len(self._cleaned) > _CLEANED_STEPS_KEPT:
+                self._cleaned.popitem(last=False)
+        for state, _ in running:
+            state.cancelled.set()
+        if rendezvous is not None:
+            rendezvous.abort(CancelledError(f"step {request.step_id} has ended"))
+        for _, done in running:
+            done.wait(_CLEANUP_WAIT_SECONDS)
+        return pb.CleanupGraphResponse()
+
+    def recv_tensor(self, request: pb.RecvTensorRequest, caller: Any = None
+                    ) -> pb.RecvTensorResponse:
+        """Hand over a tensor this task's step sent, waiting for it while the caller waits."""
+        key = request.rendezvous_key
+        source = task_of(parse_key(key).src_device)
+        if source != self.task:
+            raise InvalidArgumentError(f"RecvTensor on {self.task} for {key!r}, which {source} "
+                                       "sends")
+        rendezvous = self._rendezvous(request.step_id)
+        value = LocalRendezvous.recv(rendezvous, key, caller)
+        if value is DEAD:
+            return pb.RecvTensorResponse(is_dead=True)
+        return pb.RecvTensorResponse(tensor=tensor_to_proto(
+            value, f"tensor {parse_key(key).tensor_name!r} sent by {self.task}"))
+
+    def close(self) -> None:
+        """Abort every step and drop every session."""
+        with self._lock:
+            steps = list(self._steps.values())
+            self._steps.clear()
+            sessions = list(self._sessions.values())
+            self._sessions = {"": _Session()}
+        for rendezvous in steps:
+            rendezvous.abort(CancelledError(f"the worker {self.task} is shutting down"))
+        for session in sessions:
+            session.close()
+
+
+def _watch(caller: Any, state: StepState, rendezvous: LocalRendezvous,
+           done: threading.Event) -> None:
+    """Cancel the step when its caller gives up (the RPC was cancelled or timed out)."""
+    while not done.wait(_WATCH_SECONDS):
+        try:
+            caller.check_cancelled()
+        except Exception as exc:  # noqa: BLE001 - any reason to stop cancels the step
+            state.cancelled.set()
+            rendezvous.abort(CancelledError(f"the step was cancelled: {exc}"))
+            return
+
+
+__all__ = ["RecvTensorPeer", "Worker"]

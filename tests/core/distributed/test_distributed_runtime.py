@@ -1,0 +1,217 @@
+"""The distributed runtime in one process: servers for several tasks, a client session.
+
+Each test starts real gRPC servers on loopback ports; tensors between tasks go
+through RecvTensor, feeds and fetches through RunStep and RunGraph.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pytest
+
+import tfx as tf
+from tfx.core.distributed.server import Server, create_local_cluster
+from tfx.core.errors import (
+    DeadlineExceededError,
+    FailedPreconditionError,
+    InvalidArgumentError,
+    UnavailableError,
+)
+
+pytestmark = pytest.mark.distributed
+
+
+@pytest.fixture
+def cluster():
+    workers, ps = create_local_cluster(2, 1)
+    yield workers, ps
+    for server in workers + ps:
+        server.stop(0)
+
+
+def test_a_step_runs_across_tasks(cluster) -> None:
+    workers, _ = cluster
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, [2, 2], name="x")
+        with tf.device("/job:worker/task:1"):
+            y = tf.matmul(x, x, name="y")
+        with tf.device("/job:worker/task:0"):
+            z = tf.add(y, 1.0, name="z")
+        with tf.Session(workers[0].target) as sess:
+            got_z, got_y = sess.run([z, y], {x: [[1.0, 2.0], [3.0, 4.0]]})
+            assert sess.sess_str == workers[0].target
+    np.testing.assert_array_equal(got_y, [[7.0, 10.0], [15.0, 22.0]])
+    np.testing.assert_array_equal(got_z, [[8.0, 11.0], [16.0, 23.0]])
+
+
+def test_the_master_places_nodes_on_the_tasks_they_ask_for(cluster) -> None:
+    workers, ps = cluster
+    with tf.Graph().as_default():
+        with tf.device("/job:ps/task:0"):
+            v = tf.Variable([1.0, 2.0], name="v")
+        with tf.device("/job:worker/task:1"):
+            doubled = v * 2.0
+        update = v.assign_add(doubled)
+        with tf.Session(workers[0].target) as sess:
+            sess.run(v.initializer)
+            sess.run(update)
+            np.testing.assert_array_equal(sess.run(v), [3.0, 6.0])
+            sess.run(update)
+            np.testing.assert_array_equal(sess.run(v), [9.0, 18.0])
+            # The variable lives in the ps task's worker session.
+            (session,) = [s for h, s in ps[0].worker._sessions.items() if h]
+            assert any("v" in str(key) for key in session.kernels._kernels)
+        # Closing the client session deletes its worker sessions everywhere.
+        assert list(ps[0].worker._sessions) == [""]
+
+
+def test_the_graph_grows_between_steps(cluster) -> None:
+    workers, _ = cluster
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, [None], name="x")
+        with tf.Session(workers[0].target) as sess:
+            assert sess.run(x * 2.0, {x: [1.0]}).tolist() == [2.0]
+            with tf.device("/job:worker/task:1"):
+                later = tf.reduce_sum(x) + 1.0
+            assert sess.run(later, {x: [1.0, 2.0]}) == 4.0
+
+
+def test_training_on_ps_and_worker_matches_the_local_session(cluster) -> None:
+    workers, _ = cluster
+    rng = np.random.RandomState(0)
+    data = rng.randn(16, 3).astype(np.float32)
+    labels = (data @ [[1.0], [-2.0], [0.5]]).astype(np.float32)
+
+    def train(target: str) -> list[float]:
+        with tf.Graph().as_default():
+            tf.set_random_seed(1)
+            x = tf.placeholder(tf.float32, [None, 3])
+            t = tf.placeholder(tf.float32, [None, 1])
+            with tf.device(tf.train.replica_device_setter(ps_tasks=1,
+                                                          worker_device="/job:worker/task:1")):
+                w = tf.get_variable("w", [3, 1])
+                loss = tf.reduce_mean(tf.square(tf.matmul(x, w) - t))
+                step = tf.train.MomentumOptimizer(0.1, 0.9).minimize(loss)
+            with tf.Session(target) as sess:
+                sess.run(tf.global_variables_initializer())
+                return [float(sess.run([loss, step], {x: data, t: labels})[0])
+                        for _ in range(5)]
+
+    remote = train(workers[0].target)
+    with tf.Graph().as_default():
+        pass
+    local = _train_locally(data, labels)
+    np.testing.assert_allclose(remote, local, rtol=1e-6)
+
+
+def _train_locally(data: np.ndarray, labels: np.ndarray) -> list[float]:
+    with tf.Graph().as_default():
+        tf.set_random_seed(1)
+        x = tf.placeholder(tf.float32, [None, 3])
+        t = tf.placeholder(tf.float32, [None, 1])
+        w = tf.get_variable("w", [3, 1])
+        loss = tf.reduce_mean(tf.square(tf.matmul(x, w) - t))
+        step = tf.train.MomentumOptimizer(0.1, 0.9).minimize(loss)
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            return [float(sess.run([loss, step], {x: data, t: labels})[0]) for _ in range(5)]
+
+
+def test_a_conditional_across_tasks(cluster) -> None:
+    workers, _ = cluster
+    with tf.Graph().as_default():
+        p = tf.placeholder(tf.bool, [])
+        x = tf.placeholder(tf.float32, [])
+
+        def on_task1():
+            with tf.device("/job:worker/task:1"):
+                return x * 10.0
+
+        result = tf.cond(p, on_task1, lambda: x - 1.0)
+        with tf.Session(workers[0].target) as sess:
+            assert sess.run(result, {p: True, x: 2.0}) == 20.0
+            assert sess.run(result, {p: False, x: 2.0}) == 1.0
+
+
+def test_an_error_on_another_task_names_the_node_and_the_session_goes_on(cluster) -> None:
+    workers, _ = cluster
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, [], name="x")
+        with tf.device("/job:worker/task:1"):
+            check = tf.debugging.assert_positive(x, name="positive")
+            with tf.control_dependencies([check]):
+                y = tf.identity(x * 3.0)
+        with tf.Session(workers[0].target) as sess:
+            with pytest.raises(InvalidArgumentError, match="positive") as info:
+                sess.run(y, {x: -1.0})
+            assert "/job:worker/replica:0/task:1" in str(info.value)
+            assert sess.run(y, {x: 2.0}) == 6.0
+
+
+def test_feeds_are_checked_before_they_travel(cluster) -> None:
+    workers, _ = cluster
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, [2], name="x")
+        with tf.Session(workers[0].target) as sess:
+            with pytest.raises(InvalidArgumentError, match="x:0"):
+                sess.run(x + 1.0, {x: [1.0, 2.0, 3.0]})
+
+
+def test_a_step_times_out_on_another_task_and_the_next_one_runs(cluster) -> None:
+    workers, _ = cluster
+    with tf.Graph().as_default():
+        with tf.device("/job:worker/task:1"):
+            queue = tf.FIFOQueue(2, tf.float32)
+            taken = queue.dequeue()
+            put = queue.enqueue(5.0)
+        with tf.Session(workers[0].target) as sess:
+            start = time.monotonic()
+            with pytest.raises(DeadlineExceededError):
+                sess.run(taken, options=tf.RunOptions(timeout_in_ms=300))
+            assert time.monotonic() - start < 10
+            sess.run(put)
+            assert sess.run(taken) == 5.0
+
+
+def test_a_task_that_is_gone_is_named(cluster) -> None:
+    workers, _ = cluster
+    with tf.Graph().as_default():
+        with tf.device("/job:worker/task:1"):
+            y = tf.constant(1.0) + 1.0
+        workers[1].stop(0)
+        with tf.Session(workers[0].target) as sess:
+            with pytest.raises(UnavailableError, match="task:1"):
+                sess.run(y)
+
+
+def test_list_devices_and_extend_version_check(cluster) -> None:
+    from tfx.core.distributed.client import GrpcSession
+    from tfx.protos import distributed_pb2 as pb
+
+    workers, _ = cluster
+    with tf.Graph().as_default() as graph:
+        tf.constant(1.0, name="c")
+        remote = GrpcSession(workers[0].target)
+        remote.run(graph._ir, ["c:0"])
+        names = sorted(d.name for d in remote.list_devices())
+        assert names == ["/job:ps/replica:0/task:0/device:CPU:0",
+                         "/job:worker/replica:0/task:0/device:CPU:0",
+                         "/job:worker/replica:0/task:1/device:CPU:0"]
+        with pytest.raises(FailedPreconditionError, match="version 7"):
+            remote._master.extend_session(pb.ExtendSessionRequest(
+                session_handle=remote._handle, current_graph_version=7))
+        remote.close()
+
+
+def test_a_local_server_serves_one_task() -> None:
+    server = Server.create_local_server()
+    try:
+        assert server.target.startswith("grpc://localhost:")
+        assert server.server_def.job_name == "localhost"
+        with tf.Graph().as_default():
+            with tf.Session(server.target) as sess:
+                assert sess.run(tf.constant([1, 2]) * 2).tolist() == [2, 4]
+    finally:
+        server.stop(0)
