@@ -1039,6 +1039,7 @@ train = _namespace("train", _train_api.__doc__,
                    do_quantize_training_on_graphdef=(
                        _quantize_training_api.do_quantize_training_on_graphdef),
                    sdca_fprint=_sdca_api.sdca_fprint,
+                   sdca_optimizer=_sdca_api.sdca_optimizer,
                    sdca_shrink_l1=_sdca_api.sdca_shrink_l1,
                    **_named(["Checkpoint", "CheckpointManager"], _checkpoint_manager_api),
                    CheckpointOptions=_checkpoint_options_api.CheckpointOptions,

@@ -72,6 +72,7 @@ from tfx.kernels.cpu import (  # noqa: F401 - imported for their registrations
     remap,
     script,
     sdca,
+    sdca_optimizer,
     segment,
     sendrecv,
     session_handles,
