@@ -22,7 +22,8 @@ variables from `variables/variables`, and runs the main op (the
 TensorFlow 2's SavedModel of trackable objects is here too: `save(obj, export_dir,
 signatures)` writes a tf.Module's (or Checkpoint's) variables, tf.functions and
 signatures (saved_model_save.py) and `load_v2(export_dir)` rebuilds them in the
-default graph (saved_model_load.py); both read and write TensorFlow's files.
+default graph (saved_model_load.py; a TF1 SavedModel's signatures and variables through
+saved_model_load_v1.py); both read and write TensorFlow's files.
 
 Names follow `tf.compat.v1.saved_model`; the sub-namespaces (builder, loader,
 tag_constants, signature_constants, signature_def_utils, utils, main_op, experimental)

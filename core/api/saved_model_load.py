@@ -20,9 +20,11 @@ tf.function, concrete function, constant or asset, with named children. Loading:
   function with the captured variables' handles as trailing inputs, its outputs packed
   as the saved output structure.
 
+A TF1 SavedModel (no object graph) loads as TensorFlow's load_v1_in_v2 loads it, by
+saved_model_load_v1.py: its signatures and variables.
+
 Errors: a missing or damaged saved_model.pb is an OSError (TensorFlow's IOError), a
-SavedModel without an object graph (TF1) a ValueError pointing at
-`tf.compat.v1.saved_model.load`, a missing variable checkpoint a FileNotFoundError;
+missing variable checkpoint a FileNotFoundError;
 arguments fitting no concrete function a ValueError listing the saved signatures.
 
 Example:
@@ -607,6 +609,30 @@ class _Loader:
         return root
 
 
+def _load_v1(export_dir: str, saved_model: meta_graph_pb2.SavedModel, tags: Any) -> Any:
+    """A TF1 SavedModel (no object graph): the MetaGraphDef of `tags` (default: the only
+    one) loaded by saved_model_load_v1."""
+    from tfx.core.api.saved_model_load_v1 import load_v1
+
+    available = [sorted(m.meta_info_def.tags) for m in saved_model.meta_graphs]
+    if tags is None:
+        if len(saved_model.meta_graphs) != 1:
+            raise ValueError(
+                "Importing a SavedModel with `tf.saved_model.load` requires a `tags=` argument "
+                f"if there is more than one MetaGraph. Got `tags=None`, but there are "
+                f"{len(available)} MetaGraphs in the SavedModel with tag sets: {available}. "
+                "Pass a `tags=` argument to load this SavedModel.")
+        meta = saved_model.meta_graphs[0]
+    else:
+        meta = next((m for m in saved_model.meta_graphs
+                     if set(m.meta_info_def.tags) == set(tags)), None)
+        if meta is None:
+            raise ValueError(f"Got an incompatible argument to `tags`: {list(tags)}. The "
+                             f"SavedModel at {export_dir} has MetaGraphs with tag sets "
+                             f"{available}.")
+    return load_v1(export_dir, meta)
+
+
 class _Unsupported:
     """An object of a kind tfx does not restore (a resource such as a lookup table)."""
 
@@ -631,23 +657,20 @@ def load(export_dir: str | os.PathLike, tags: Any = None, options: Any = None) -
 
     Raises:
         OSError: saved_model.pb is missing or does not parse.
-        ValueError: `tags` differ from the SavedModel's, or the SavedModel has no object
-            graph (a TF1 SavedModel: load it with tf.compat.v1.saved_model.load).
+        ValueError: `tags` differ from the SavedModel's (or are missing for a TF1
+            SavedModel of several MetaGraphDefs).
     """
     del options
     from tfx.core.api.saved_model_api import read_saved_model
 
     export_dir = os.fsdecode(export_dir)
     saved_model = read_saved_model(export_dir)
-    if len(saved_model.meta_graphs) != 1 or not saved_model.meta_graphs[0].HasField(
-            "object_graph_def"):
-        raise ValueError(
-            f"the SavedModel at {export_dir} has no TF2 object graph (it was saved by "
-            "TensorFlow 1.x's SavedModelBuilder or simple_save); load it into a session with "
-            "tf.compat.v1.saved_model.load(sess, tags, export_dir)")
-    meta = saved_model.meta_graphs[0]
     if isinstance(tags, str):
         tags = [tags]
+    if len(saved_model.meta_graphs) != 1 or not saved_model.meta_graphs[0].HasField(
+            "object_graph_def"):
+        return _load_v1(export_dir, saved_model, tags)
+    meta = saved_model.meta_graphs[0]
     if tags is not None and set(tags) != set(meta.meta_info_def.tags):
         raise ValueError(
             f"Got an incompatible argument to `tags`: {list(tags)}. The SavedModel at "

@@ -386,9 +386,41 @@ def test_corrupt_saved_model_pb(tmp_path: Path) -> None:
         tf.saved_model.load_v2(str(tmp_path / "m"))
 
 
-def test_tf1_saved_model_is_refused_with_the_loader_to_use() -> None:
-    with pytest.raises(ValueError, match=r"no TF2 object graph.*saved_model.load\(sess"):
-        tf.saved_model.load_v2(str(TF1_LINEAR))
+def test_tf1_saved_model_loads_its_signatures_and_variables() -> None:
+    """TensorFlow's simple_save of y = x @ [[2], [3]] + 0.5 (tests/data/saved_models): TF's
+    y for x = [[1, 1], [2, 0]] is [[5.5], [4.5]]; each call shares the restored w and b."""
+    with tf.Graph().as_default():
+        loaded = tf.saved_model.load_v2(str(TF1_LINEAR))
+        assert list(loaded.signatures) == ["serving_default"]
+        # TF 2.21 lists the resource variable b only; tfx the reference variable w too.
+        assert {v.name for v in loaded.variables} >= {"b:0"}
+        first = loaded.signatures["serving_default"](x=tf.constant([[1.0, 1.0], [2.0, 0.0]]))
+        second = loaded.signatures["serving_default"](x=[[0.0, 1.0]])
+        with pytest.raises(TypeError, match="keyword arguments only"):
+            loaded.signatures["serving_default"](tf.constant([[1.0, 1.0]]))
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            np.testing.assert_array_equal(sess.run(first["y"]), [[5.5], [4.5]])
+            np.testing.assert_array_equal(sess.run(second["y"]), [[3.5]])
+
+
+def test_tf1_saved_model_of_two_tag_sets_needs_tags(tmp_path: Path) -> None:
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, [None], name="x")
+        y = tf.identity(x * 2.0, name="y")
+        builder = tf.saved_model.Builder(str(tmp_path / "m"))
+        with tf.Session() as sess:
+            signature = tf.saved_model.predict_signature_def({"x": x}, {"y": y})
+            builder.add_meta_graph_and_variables(sess, ["serve"], {"serving_default": signature})
+            builder.add_meta_graph(["train"], {"doubled": signature})
+        builder.save()
+    with tf.Graph().as_default():
+        with pytest.raises(ValueError, match=r"requires a `tags=` argument.*\['train'\]"):
+            tf.saved_model.load_v2(str(tmp_path / "m"))
+        loaded = tf.saved_model.load_v2(str(tmp_path / "m"), tags=["train"])
+        out = loaded.signatures["doubled"](x=[1.0, 4.0])
+        with tf.Session() as sess:
+            np.testing.assert_array_equal(sess.run(out["y"]), [2.0, 8.0])
 
 
 def test_wrong_tags() -> None:
