@@ -393,7 +393,9 @@ def _session(ir: Graph, timeout: float | None, devices: str | None,
             raise InvalidArgumentError("--master and --devices do not go together: the "
                                        "master places the graph on its cluster's devices")
         from tfx.core.api.session_api import Session as ClusterSession
+        from tfx.core.distributed.client import address_of
 
+        address_of(master)  # refuse anything but grpc://host:port before connecting
         return ClusterSession(master, graph=ir, timeout=timeout)
     if devices is None:
         return Session(ir, timeout=timeout)

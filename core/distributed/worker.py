@@ -163,24 +163,24 @@ class Worker:
     def _split(self, graph_def: graph_pb2.GraphDef) -> list[StepPartition]:
         """The registered graph as one graph per device, every node running."""
         by_device: dict[str, list[graph_pb2.NodeDef]] = {}
+        device_of = {node.name: node.device for node in graph_def.node}
         for node in graph_def.node:
             if node.device not in self.devices.names:
                 raise InvalidArgumentError(
                     f"RegisterGraph: node {node.name!r} (op {node.op}) is on "
                     f"{node.device or 'no device'}, not on a device of {self.task} ("
                     + ", ".join(self.devices.names) + ")")
+            for source in node.input:
+                source_device = device_of.get(source.lstrip("^").split(":")[0])
+                if source_device is not None and source_device != node.device:
+                    raise InvalidArgumentError(
+                        f"RegisterGraph: node {node.name!r} on {node.device} reads {source} "
+                        f"on {source_device} without a _Send/_Recv")
             by_device.setdefault(node.device, []).append(node)
         pieces = []
         for device, nodes in by_device.items():
-            piece = graph_pb2.GraphDef(node=nodes, library=graph_def.library,
-                                       versions=graph_def.versions)
-            graph = Graph.from_graph_def(piece)
-            for node in graph:
-                for source in node.inputs:
-                    if source.node.device != device:
-                        raise InvalidArgumentError(
-                            f"RegisterGraph: node {node.name!r} on {device} reads "
-                            f"{source.name} on {source.node.device} without a _Send/_Recv")
+            graph = Graph.from_graph_def(graph_pb2.GraphDef(
+                node=nodes, library=graph_def.library, versions=graph_def.versions))
             graph.validate()
             pieces.append(StepPartition(device, graph, tuple(n.name for n in graph)))
         return pieces

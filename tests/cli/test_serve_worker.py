@@ -1,0 +1,120 @@
+"""`tfx serve-worker` in processes of their own, and `tfx run --master` against them.
+
+A two-task cluster is started as two `tfx serve-worker` processes (one from
+TF_CONFIG, one from --cluster), each printing its target as a JSON line; the
+client runs steps on it, from Python and from the shell. Killing a task makes
+the next step that needs it fail with a line naming the task.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from cli_checks import assert_one_line, tfx_cli
+
+import tfx as tf
+import tfx.graphs
+from tfx.core.distributed.server import _free_ports
+from tfx.core.errors import UnavailableError
+
+pytestmark = pytest.mark.distributed
+
+DEFAULT_GRAPH = str(Path(tfx.graphs.__file__).parent / "default.pbtxt")
+
+
+def _serve(*args: str, env: dict | None = None) -> tuple[subprocess.Popen, dict]:
+    """Start `tfx serve-worker --json ARGS`; return the process and its JSON line."""
+    process = subprocess.Popen(
+        [sys.executable, "-m", "tfx.cli.main", "serve-worker", "--json", *args],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env={**os.environ, **(env or {})})
+    line = process.stdout.readline()
+    if not line:
+        process.kill()
+        raise AssertionError(process.stderr.read())
+    return process, json.loads(line)
+
+
+@pytest.fixture
+def cluster():
+    ports = _free_ports(2)
+    spec = {"worker": [f"localhost:{port}" for port in ports]}
+    config = json.dumps({"cluster": spec, "task": {"type": "worker", "index": 0}})
+    first, info0 = _serve(env={"TF_CONFIG": config})
+    second, info1 = _serve("--cluster", json.dumps(spec), "--job", "worker", "--task", "1",
+                           "--cpus", "2")
+    yield [(first, info0), (second, info1)]
+    for process in (first, second):
+        if process.poll() is None:
+            process.send_signal(signal.SIGTERM)
+            process.wait(timeout=30)
+
+
+def test_two_processes_run_one_graph(cluster) -> None:
+    (_, info0), (_, info1) = cluster
+    assert info0["task"] == "/job:worker/replica:0/task:0"
+    assert info1["devices"] == ["/job:worker/replica:0/task:1/device:CPU:0",
+                                "/job:worker/replica:0/task:1/device:CPU:1"]
+    assert info0["listening"].startswith("127.0.0.1:") and not info0["auth"]
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, [3])
+        with tf.device("/job:worker/task:1/device:CPU:1"):
+            y = tf.reduce_sum(x * x)
+        with tf.Session(info0["target"]) as sess:
+            assert sess.run(y, {x: [1.0, 2.0, 3.0]}) == 14.0
+
+
+def test_tfx_run_on_the_cluster_gives_the_local_values(cluster, capsys) -> None:
+    (_, info0), _ = cluster
+    code, out, err = tfx_cli(capsys, "run", DEFAULT_GRAPH, "--json")
+    assert code == 0, err
+    code, remote_out, err = tfx_cli(capsys, "run", DEFAULT_GRAPH, "--json",
+                                    "--master", info0["target"])
+    assert code == 0, err
+    local = json.loads(out)["fetches"]
+    remote = json.loads(remote_out)["fetches"]
+    assert [f["name"] for f in remote] == [f["name"] for f in local] == ["probs:0"]
+    for want, got in zip(local, remote):
+        np.testing.assert_array_equal(got["value"], want["value"])
+
+
+def test_a_killed_task_is_named_and_the_rest_keeps_serving(cluster, capsys) -> None:
+    (_, info0), (second, _) = cluster
+    second.kill()
+    second.wait(timeout=30)
+    with tf.Graph().as_default():
+        with tf.device("/job:worker/task:1"):
+            y = tf.constant(2.0) * 2.0
+        with tf.Session(info0["target"]) as sess:
+            with pytest.raises(UnavailableError, match="task /job:worker/replica:0/task:1"):
+                sess.run(y)
+    code, _, err = tfx_cli(capsys, "run", DEFAULT_GRAPH, "--master", info0["target"])
+    assert code == 1
+    assert_one_line(err)
+    assert "task:1" in err and "unavailable" in err
+
+
+def test_bad_usage_exits_2(capsys, tmp_path) -> None:
+    code, _, err = tfx_cli(capsys, "serve-worker", "--cluster", "{not json")
+    assert code == 2 and "not valid JSON" in err
+    assert_one_line(err)
+    code, _, err = tfx_cli(capsys, "serve-worker", "--cluster", '{"w": ["localhost:0"]}')
+    assert code == 2 and "--job and --task" in err
+    code, _, err = tfx_cli(capsys, "serve-worker", "--host", "0.0.0.0")
+    assert code == 2 and "without an auth token" in err
+    empty = tmp_path / "token"
+    empty.write_text("\n")
+    code, _, err = tfx_cli(capsys, "serve-worker", "--auth-token-file", str(empty))
+    assert code == 2 and "is empty" in err
+    code, _, err = tfx_cli(capsys, "run", DEFAULT_GRAPH, "--master", "http://x:1")
+    assert code == 2 and "grpc://host:port" in err
+    code, _, err = tfx_cli(capsys, "run", DEFAULT_GRAPH, "--master", "grpc://x:1",
+                           "--devices", "cpu:0,cpu:1")
+    assert code == 2 and "do not go together" in err
