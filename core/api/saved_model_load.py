@@ -14,6 +14,10 @@ tf.function, concrete function, constant or asset, with named children. Loading:
 * rebuilds user objects as plain objects with the children as attributes, lists
   and dicts as lists and dicts, `signatures` as a read-only mapping of signature
   functions (called with keyword arguments; they return a dict);
+* gives each resource (a lookup table) the handle its `_create_resource` function
+  returns, and puts the op of its `_initialize` function among the table initializers
+  (`tf.tables_initializer()` fills it), as TensorFlow's loader does in graph mode (the
+  functions' shared names are kept: two loads of one model share their tables);
 * makes each tf.function a `RestoredFunction` that picks the concrete function whose
   saved input signature the arguments fit, and each concrete function a
   `RestoredConcreteFunction`: a call adds a (Stateful)PartitionedCall of the library
@@ -24,8 +28,9 @@ A TF1 SavedModel (no object graph) loads as TensorFlow's load_v1_in_v2 loads it,
 saved_model_load_v1.py: its signatures and variables.
 
 Errors: a missing or damaged saved_model.pb is an OSError (TensorFlow's IOError), a
-missing variable checkpoint a FileNotFoundError;
-arguments fitting no concrete function a ValueError listing the saved signatures.
+missing variable checkpoint a FileNotFoundError, arguments fitting no concrete function
+a ValueError listing the saved signatures, a function the library lacks a ValueError
+naming it.
 
 Example:
     >>> loaded = load_v2("/tmp/model")
@@ -467,6 +472,8 @@ class _Loader:
             return self._concrete(bare.concrete_function_name, bare)
         if kind == "asset":
             return self._asset(node.asset)
+        if kind == "resource":
+            return _RestoredResource()
         return _Unsupported(kind or "empty", node_id)
 
     def _parent_names(self, node_id: int) -> Iterator[str]:
@@ -493,6 +500,8 @@ class _Loader:
             return obj
         if isinstance(obj, Asset):
             return obj.asset_path
+        if isinstance(obj, _RestoredResource) and obj.resource_handle is not None:
+            return obj.resource_handle
         kind = self.proto.nodes[node_id].WhichOneof("kind")
         raise NotImplementedError(f"SavedModel function {function!r} captures object "
                                   f"{node_id}, a {kind}, which tfx cannot restore")
@@ -602,6 +611,9 @@ class _Loader:
                 if "__call__" in vars(obj):
                     # Python looks `__call__` up on the type: a class of its own calls it.
                     obj.__class__ = type("_UserObject", (_UserObject,), {"__call__": _call})
+        for obj in self._nodes.values():
+            if isinstance(obj, _RestoredResource):
+                obj.restore()
         root = self._nodes[0]
         if isinstance(root, _UserObject) and not isinstance(
                 getattr(root, "signatures", None), _SignatureMap):
@@ -631,6 +643,28 @@ def _load_v1(export_dir: str, saved_model: meta_graph_pb2.SavedModel, tags: Any)
                              f"SavedModel at {export_dir} has MetaGraphs with tag sets "
                              f"{available}.")
     return load_v1(export_dir, meta)
+
+
+class _RestoredResource(_UserObject):
+    """A saved resource (a lookup table, say): its handle is what its `_create_resource`
+    function returns, and the op of its `_initialize` function joins the graph's table
+    initializers (run by `tf.tables_initializer()`), as TensorFlow's loader does in graph
+    mode."""
+
+    resource_handle: Tensor | None = None
+
+    def restore(self) -> None:
+        from tfx.core.api.graph_builder import GraphKeys
+
+        create = vars(self).get("_create_resource")
+        if create is None:
+            return
+        self.resource_handle = create()
+        initialize = vars(self).get("_initialize")
+        if initialize is not None:
+            init = initialize()
+            op = init.op if isinstance(init, Tensor) else init
+            get_default_graph().add_to_collection(GraphKeys.TABLE_INITIALIZERS, op)
 
 
 class _Unsupported:

@@ -48,6 +48,7 @@ from tfx.core.api.saved_model_load import (
     OBJECT_GRAPH_KEY,
     RestoredConcreteFunction,
     RestoredFunction,
+    _RestoredResource,
     _walk_functions,
 )
 from tfx.core.api.saved_model_objects import Asset, SaveOptions, TrackableResource
@@ -161,6 +162,10 @@ class _ObjectGraph:
         from tfx.core.api.checkpoint_manager_api import Checkpoint
         from tfx.core.api.state_api import Variable
 
+        if isinstance(obj, (TrackableResource, _RestoredResource)):
+            raise NotImplementedError(
+                f"tfx cannot save the resource {obj!r} (a lookup table or other "
+                "TrackableResource) in a SavedModel")
         if isinstance(obj, _Wrapper):
             value = obj.value
             items = value.items() if isinstance(value, dict) else enumerate(value)
@@ -173,7 +178,7 @@ class _ObjectGraph:
             return [(f"trace_{i}", c) for i, c in enumerate(obj.concrete_functions)]
         if isinstance(obj, (ConcreteFunction, RestoredConcreteFunction)):
             return self._captures(obj)
-        if isinstance(obj, (Variable, Asset, TrackableResource, _Constant)):
+        if isinstance(obj, (Variable, Asset, _Constant)):
             return []
         if isinstance(obj, Checkpoint):
             children = [(k, v) for k, v in obj._children.items() if _is_trackable(v)]
@@ -441,10 +446,6 @@ class _Saver:
                 value = np.asarray(obj.tensor.op._node.attrs["value"].value)
                 self.constants[node_id] = (name, value, obj.tensor.dtype.base)
                 node.constant.operation = name
-            elif isinstance(obj, TrackableResource):
-                raise NotImplementedError(
-                    f"tfx cannot save the resource {type(obj).__name__} at "
-                    f"{view.paths[node_id]!r} (a TrackableResource) in a SavedModel")
             else:
                 user = node.user_object
                 user.identifier = (

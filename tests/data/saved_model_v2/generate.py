@@ -19,6 +19,8 @@ the model back with `tf.saved_model.load`, and the variables' values by attribut
   (`vocab.txt` beside this script), a captured constant, a dict-structured argument,
   a function traced for a Python `training` flag both ways, a string function and a
   function calling another; signatures "greet" and "nested".
+- `tf_table`: a Module with a StaticHashTable (string -> int64, default -1) and a lookup
+  function (the default signature).
 """
 
 from __future__ import annotations
@@ -124,6 +126,17 @@ def build(tf):  # noqa: ANN001, ANN201 - tf is TensorFlow
         def inner(self, x):  # noqa: ANN001, ANN201
             return x * self.pair[1]
 
+    class Table(tf.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            init = tf.lookup.KeyValueTensorInitializer(
+                tf.constant(["a", "b", "c"]), tf.constant([1, 2, 3], tf.int64))
+            self.table = tf.lookup.StaticHashTable(init, default_value=-1)
+
+        @tf.function(input_signature=[tf.TensorSpec([None], tf.string)])
+        def lookup(self, keys):  # noqa: ANN001, ANN201
+            return self.table.lookup(keys)
+
     dense = Dense()
     multi = Multi()
     misc = Misc(os.path.join(HERE, "vocab.txt"))
@@ -137,6 +150,7 @@ def build(tf):  # noqa: ANN001, ANN201 - tf is TensorFlow
         "multi": (multi, {"predict": multi.predict, "count": multi.count.get_concrete_function()}),
         "control": (control, None),
         "misc": (misc, {"greet": misc.greet, "nested": misc.nested}),
+        "table": (Table(), None),
     }
 
 
@@ -166,6 +180,10 @@ CALLS = {
         ["function", "outer", [[1.0, 2.0]]],
         ["signature", "greet", {"name": ("string", "y")}],
         ["signature", "nested", {"d": [3.0, 4.0], "d_1": -1.0}],  # TF names them so
+    ],
+    "table": [
+        ["function", "lookup", [("string", ["b", "z", "a"])]],
+        ["signature", "serving_default", {"keys": ("string", ["c"])}],
     ],
 }
 
