@@ -44,10 +44,9 @@ from tfx.core.api import nest_api
 from tfx.core.api.function_api import ConcreteFunction, Function
 from tfx.core.api.function_tracing import FuncGraph
 from tfx.core.api.graph_builder import Graph, Tensor, get_default_graph
+from tfx.core.api.saved_model_functions import RestoredConcreteFunction, RestoredFunction
 from tfx.core.api.saved_model_load import (
     OBJECT_GRAPH_KEY,
-    RestoredConcreteFunction,
-    RestoredFunction,
     _RestoredResource,
     _walk_functions,
 )

@@ -27,10 +27,9 @@ from tfx.core.api import nest_api
 from tfx.core.api.function_api import ConcreteFunction, Function, _Keywords
 from tfx.core.api.function_tracing import call, trace_with
 from tfx.core.api.graph_builder import Graph, Tensor, get_default_graph
+from tfx.core.api.saved_model_functions import RestoredConcreteFunction, RestoredFunction
 from tfx.core.api.saved_model_load import (
     OBJECT_GRAPH_KEY,
-    RestoredConcreteFunction,
-    RestoredFunction,
     _SignatureMap,
     _UserObject,
 )
