@@ -714,6 +714,7 @@ from tfx.core.api.variable_scope_api import (
 )
 from tfx.core.api.volume_patches_api import extract_volume_patches
 from tfx.core.api.wrap_function_api import wrap_function
+from tfx.core.distributed import server as _server
 from tfx.core.dtypes import (
     DType,
     bfloat16,
@@ -928,6 +929,7 @@ saved_model = _namespace(
 metrics = _namespace("metrics", _metrics_api.__doc__, [_metrics_api, _metrics_ranking_api])
 test = _namespace("test", _test_util_api.__doc__,
                   [_test_util_api, _test_stubs_api, _test_benchmark_api],
+                  create_local_cluster=_server.create_local_cluster,
                   experimental=_namespace("test.experimental", _test_benchmark_api.__doc__, [],
                                           _test_benchmark_api.sync_devices))
 compat = _namespace("compat", "TensorFlow 1.x's tf.compat: text helpers, and `v1`: tfx itself "
@@ -1020,6 +1022,7 @@ train = _namespace("train", _train_api.__doc__,
                    **_named(["export_meta_graph", "import_meta_graph", "write_graph"],
                             _meta_graph_api),
                    ClusterSpec=_cluster.ClusterSpec,
+                   Server=_server.Server,
                    replica_device_setter=_device_setter_api.replica_device_setter,
                    ClusterDef=_ClusterDef, JobDef=_JobDef, ServerDef=_ServerDef,
                    summary_iterator=_summary_writer.summary_iterator,

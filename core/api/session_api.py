@@ -33,6 +33,15 @@ from tfx.protos import config_pb2, graph_pb2
 __all__ = ["Session", "InteractiveSession", "get_default_session", "IndexedSlicesValue"]
 
 
+class DeviceAttributes(NamedTuple):
+    """A device `Session.list_devices` names (TensorFlow's `_DeviceAttributes`)."""
+
+    name: str
+    device_type: str
+    memory_limit_bytes: int
+    incarnation: int
+
+
 class IndexedSlicesValue(NamedTuple):
     """The fetched value of an IndexedSlices."""
 
@@ -98,6 +107,33 @@ class Session(core_session.Session):
     @property
     def sess_str(self) -> str:
         return self._remote.target if self._remote is not None else ""
+
+    def list_devices(self) -> list[DeviceAttributes]:
+        """The devices the session's steps may use: this process's CPU, or every device of
+        the target's cluster."""
+        if self._remote is not None:
+            return [DeviceAttributes(d.name, d.device_type, d.memory_limit, d.incarnation)
+                    for d in self._remote.list_devices()]
+        from tfx.core.devices import DeviceSet
+
+        return [DeviceAttributes(d.name, d.device_type, int(d.memory), d.incarnation)
+                for d in DeviceSet.from_names("cpu:0")]
+
+    @staticmethod
+    def reset(target: str, containers: list[str] | None = None, config: Any = None) -> None:
+        """Close every session on the target's master and clear the resources (variables,
+        queues) its workers keep between sessions, as TensorFlow's `Session.reset`."""
+        if not (isinstance(target, str) and target.startswith("grpc://")):
+            return  # an in-process session's resources end with the session
+        from tfx.core.distributed.client import address_of
+        from tfx.core.distributed.rpc import GrpcMaster, token_from_env
+        from tfx.protos import distributed_pb2
+
+        master = GrpcMaster(address_of(target), token=token_from_env())
+        try:
+            master.reset(distributed_pb2.ResetRequest(container=containers or []))
+        finally:
+            master.close()
 
     def close(self) -> None:
         try:

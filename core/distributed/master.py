@@ -211,8 +211,8 @@ class MasterSession:
     def _ensure_worker_session(self, task: str) -> None:
         if task in self._worker_sessions:
             return
-        self._workers.get(task).create_worker_session(
-            pb.CreateWorkerSessionRequest(session_handle=self.handle))
+        self._workers.get(task).create_worker_session(pb.CreateWorkerSessionRequest(
+            session_handle=self.handle, isolate_session_state=self.config.isolate_session_state))
         self._worker_sessions.add(task)
 
     def run_step(self, request: pb.RunStepRequest, caller: Any = None) -> pb.RunStepResponse:

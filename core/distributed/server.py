@@ -26,10 +26,6 @@ import threading
 from typing import Any
 
 from tfx.core.cluster import ClusterSpec
-from tfx.core.devices import DeviceSet
-from tfx.core.distributed.master import Master, WorkerCache
-from tfx.core.distributed.rpc import make_server, token_from_env
-from tfx.core.distributed.worker import Worker
 from tfx.core.errors import InvalidArgumentError, UnavailableError, UnimplementedError
 from tfx.protos import config_pb2
 
@@ -121,6 +117,13 @@ class Server:
                  task_index: int | None = None, protocol: str | None = None,
                  config: Any = None, start: bool = True, *, bind_host: str = LOOPBACK,
                  token: str | None = None, insecure: bool = False, cpu_count: int = 1) -> None:
+        # The runtime (gRPC, the placer, the executor) loads with the first server, not
+        # with the API that names this class.
+        from tfx.core.devices import DeviceSet
+        from tfx.core.distributed.master import Master, WorkerCache
+        from tfx.core.distributed.rpc import make_server, token_from_env
+        from tfx.core.distributed.worker import Worker
+
         server_def = make_server_def(server_or_cluster_def, job_name, task_index, protocol,
                                      config)
         if server_def.protocol not in ("", "grpc"):

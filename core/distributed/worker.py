@@ -14,11 +14,14 @@ CleanupGraph, so a peer can still pull a tensor this task sent after its
 RunGraph has returned; a RecvTensor for a step already cleaned up is refused
 rather than left waiting.
 
-A worker session holds what persists between steps: the resource manager
-(variables, queues, ...) and the kernels of stateful nodes, shared by every
-graph registered in it, as a local Session's steps share them. The empty
-session handle is the worker's own default session, which TensorFlow's older
-masters use.
+A worker session holds the kernels of stateful nodes, shared by every graph
+registered in it, as a local Session's steps share them. Resources (variables,
+queues, ...) live in the worker's resource manager, which every session shares
+unless it asked for `isolate_session_state`: as in TensorFlow, a variable on a
+ps task outlives the session that made it and is seen by the sessions of other
+clients (between-graph replication), until a Reset (CleanupAll) clears it. The
+empty session handle is the worker's own default session, which TensorFlow's
+older masters use.
 """
 
 from __future__ import annotations
@@ -64,14 +67,16 @@ _CLEANUP_WAIT_SECONDS = 10.0
 
 @dataclass
 class _Session:
-    resources: ResourceManager = field(default_factory=ResourceManager)
+    resources: ResourceManager
+    isolated: bool = False
     kernels: OpSegment = field(default_factory=OpSegment)
     graphs: dict[str, tuple[PartitionJob, ...]] = field(default_factory=dict)
 
     def close(self) -> None:
         self.graphs.clear()
         self.kernels.clear()
-        self.resources.clear()
+        if self.isolated:
+            self.resources.clear()
 
 
 class Worker:
@@ -96,7 +101,8 @@ class Worker:
         self.devices = devices
         self._peers = peers
         self._lock = threading.Lock()
-        self._sessions: dict[str, _Session] = {"": _Session()}
+        self._resources = ResourceManager()  # shared by the sessions that do not isolate
+        self._sessions: dict[str, _Session] = {"": _Session(self._resources)}
         self._steps: dict[int, WorkerRendezvous] = {}
         # step id -> the RunGraph calls running it: (their state, set when they return).
         self._running: dict[int, list[tuple[StepState, threading.Event]]] = {}
@@ -121,7 +127,9 @@ class Worker:
         with self._lock:
             if handle in self._sessions:
                 raise AlreadyExistsError(f"worker session {handle!r} exists on {self.task}")
-            self._sessions[handle] = _Session()
+            isolated = request.isolate_session_state
+            self._sessions[handle] = _Session(ResourceManager() if isolated else self._resources,
+                                              isolated)
         return pb.CreateWorkerSessionResponse()
 
     def delete_worker_session(self, request: pb.DeleteWorkerSessionRequest
@@ -142,11 +150,8 @@ class Worker:
         return session
 
     def cleanup_all(self, request: pb.CleanupAllRequest) -> pb.CleanupAllResponse:
-        """Release every session's state (TensorFlow's Reset reaches workers as this)."""
-        with self._lock:
-            sessions = list(self._sessions.values())
-        for session in sessions:
-            session.resources.clear()
+        """Release the shared resources (TensorFlow's Reset reaches workers as this)."""
+        self._resources.clear()
         return pb.CleanupAllResponse()
 
     # --- graphs -------------------------------------------------------------------------
@@ -277,11 +282,12 @@ class Worker:
             steps = list(self._steps.values())
             self._steps.clear()
             sessions = list(self._sessions.values())
-            self._sessions = {"": _Session()}
+            self._sessions = {"": _Session(self._resources)}
         for rendezvous in steps:
             rendezvous.abort(CancelledError(f"the worker {self.task} is shutting down"))
         for session in sessions:
             session.close()
+        self._resources.clear()
 
 
 def _watch(caller: Any, state: StepState, rendezvous: LocalRendezvous,

@@ -45,7 +45,9 @@ def test_corpus_case_on_two_tasks(cluster, name: str) -> None:
     expected = np.load(DATA / f"{name}.expected.npz")
     graph_def = _placed_on_two_tasks(name)
     tasks = {node.device.rsplit("/device", 1)[0] for node in graph_def.node}
-    with tfx.Session(cluster[0].target, graph=graph_def) as sess:
+    # The cases share the cluster; each keeps its variables to itself.
+    config = tfx.ConfigProto(isolate_session_state=True)
+    with tfx.Session(cluster[0].target, graph=graph_def, config=config) as sess:
         got = run_steps(sess, name)
     for i, (values, step) in enumerate(zip(got, manifest["steps"])):
         for tensor, value in zip(step.get("fetches", []), values):
