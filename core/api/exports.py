@@ -884,6 +884,7 @@ autograph = _namespace(
 distribute = _namespace(
     "distribute", _distribute_lib.__doc__,
     [_distribute_lib, _distribute_mirrored_api, _distribute_cross_device_api],
+    Server=_server.Server,
     cluster_resolver=_namespace("distribute.cluster_resolver",
                                 _distribute_cluster_resolver_api.__doc__,
                                 [_distribute_cluster_resolver_api]),
