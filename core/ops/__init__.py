@@ -22,6 +22,7 @@ from tfx.core.ops import (  # noqa: F401 - imported for their registrations
     dataset_more_ops,
     dataset_ops,
     dataset_snapshot_ops,
+    debug_ops,
     feature_ops,
     fftnd_ops,
     function_ops,

@@ -25,6 +25,7 @@ from tfx.kernels.cpu import (  # noqa: F401 - imported for their registrations
     dataset_readers,
     dataset_snapshot,
     datasets,
+    debug,
     einsum,
     feature,
     fftnd,

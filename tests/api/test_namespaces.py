@@ -30,7 +30,8 @@ SUB_NAMESPACES = {
     "app": ["flags"], "flags": ["tf_decorator"], "math": ["special"],
     "mixed_precision": ["experimental"],
     "random": ["experimental"], "config": ["experimental", "optimizer", "threading"],
-    "data": ["experimental"], "train": ["queue_runner"], "xla": ["experimental"],
+    "data": ["experimental"], "debugging": ["experimental"], "train": ["queue_runner"],
+    "xla": ["experimental"],
     "distribute": ["cluster_resolver", "experimental"], "experimental": ["extension_type"],
     "types": ["experimental"], "test": ["experimental", "mock"], "linalg": ["experimental"],
     "autograph": ["experimental"],
@@ -40,7 +41,8 @@ SUB_NAMESPACES = {
 
 
 @pytest.mark.parametrize("namespace", [
-    "math", "nn", "linalg", "train", "initializers", "debugging", "losses", "strings", "manip",
+    "math", "nn", "linalg", "train", "initializers", "debugging", "debugging.experimental",
+    "losses", "strings", "manip",
     "signal", "spectral", "random", "image", "layers", "summary", "sparse", "io", "gfile",
     "python_io", "io.gfile", "nn.rnn_cell", "logging", "test", "compat", "version", "nest",
     "metrics", "graph_util", "saved_model", "lookup", "lookup.experimental", "sets",
