@@ -1,4 +1,5 @@
-"""TensorFlow 2.21's tf.debugging switches: numerics checking and traceback filtering.
+"""TensorFlow 2.21's tf.debugging switches: numerics checking, tfdbg v2 dumps
+(tf.debugging.experimental) and traceback filtering.
 
 `enable_check_numerics` instruments, in this thread, every op built afterwards as
 TensorFlow does in a graph: each floating-point output (but those of a few ops that only
@@ -10,6 +11,16 @@ InvalidArgumentError there. A placeholder's check runs before every op consuming
 (a control input), as TensorFlow's. Reference outputs (ref variables) are left as they
 are: a checked value could not be assigned to. `disable_check_numerics` stops it for
 the ops built afterwards.
+
+`experimental.enable_dump_debug_info(dump_root, tensor_debug_mode)` records, in this
+thread, each op built afterwards (its creation, stack and source files) in tfdbg v2's
+event files under `dump_root` (core/debug_events.py), and instruments its outputs as
+TensorFlow's dumping callback does in a graph: a DebugIdentityV2 op per output records a
+GraphExecutionTrace when it runs (nothing of the value for NO_TENSOR, a
+DebugNumericSummaryV2 summary for the HEALTH and SHAPE modes, the value for FULL_TENSOR),
+with the same names, wiring and control inputs as TensorFlow's; its DebugDataReader and
+TensorBoard's Debugger V2 read the files. `disable_dump_debug_info` stops it and writes
+and closes the files.
 
 `enable_traceback_filtering`, `disable_traceback_filtering` and
 `is_traceback_filtering_enabled` keep TensorFlow's per-thread switch (on unless a thread
