@@ -72,3 +72,15 @@ def test_one_shot_iterator_and_bad_device():
                                  "device spec: 'bogus'.")
     with pytest.raises(ValueError, match="Unknown attribute 'bogus'"):
         tf.data.experimental.prefetch_to_device("bogus")(tf.data.Dataset.range(3))
+
+
+def test_prefetch_to_a_virtual_cpu():
+    dataset = tf.data.Dataset.range(3).apply(tf.data.experimental.prefetch_to_device("/cpu:1"))
+    element = tf.data.make_one_shot_iterator(dataset).get_next()
+    with tf.Session(config=tf.ConfigProto(device_count={"CPU": 2})) as sess:
+        assert [sess.run(element) for _ in range(3)] == [0, 1, 2]  # TF 2.21's
+    placed = [(n.op, n.device) for n in tf.get_default_graph().as_graph_def().node
+              if n.op.endswith("Dataset")]
+    # TF 2.21 also has WrapDatasetVariant (unplaced) between the range and the copy
+    assert placed == [("RangeDataset", ""), ("GeneratorDataset", "/device:CPU:1"),
+                      ("PrefetchDataset", "/device:CPU:1")]
