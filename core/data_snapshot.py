@@ -32,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from tfx.core import dtypes
+from tfx.core import dtypes, tensor_util
 from tfx.core.checkpoint.table import crc32c, mask_crc
 from tfx.core.errors import DataLossError, InvalidArgumentError
 from tfx.core.record_io import RecordReader, RecordWriter, encode_record
@@ -208,19 +208,26 @@ def tensor_from_record(record: bytes, where: str) -> np.ndarray:
     content = proto.tensor_content
     if dtype is dtypes.string:
         lengths, pos = [], 0
-        for _ in range(count):
-            size, pos = _read_varint(content, pos)
-            lengths.append(size)
+        try:
+            for _ in range(count):
+                size, pos = _read_varint(content, pos)
+                lengths.append(size)
+        except (IndexError, ValueError):
+            raise DataLossError(f"{where}: a record's string lengths are cut short") from None
+        if pos + sum(lengths) != len(content):
+            raise DataLossError(f"{where}: a record's strings do not fill its tensor_content")
         items = np.empty(count, dtype=object)
         for i, size in enumerate(lengths):
             items[i] = bytes(content[pos:pos + size])
             pos += size
         return items.reshape(shape)
     if not content and count:
-        from tfx.core import tensor_util
-
-        return tensor_util.make_ndarray(proto)  # values in the typed fields
-    return np.frombuffer(content, dtype=dtype.np).reshape(shape).copy()
+        return tensor_util.to_ndarray(proto, where)  # values in the typed fields
+    try:
+        return np.frombuffer(content, dtype=dtype.np).reshape(shape).copy()
+    except ValueError as exc:
+        raise DataLossError(f"{where}: a record's tensor_content does not fit its shape "
+                            f"{list(shape)} ({exc})") from None
 
 
 # --- record streams -----------------------------------------------------------------------

@@ -210,3 +210,25 @@ def test_structure_and_tensor_records():
         assert back.shape == value.shape and back.tolist() == value.tolist()
     text = b"snapshot " * 50
     assert data_snapshot.snappy_decompress(data_snapshot.snappy_compress(text), "x") == text
+
+
+def test_corrupt_records_are_data_loss():
+    from tfx.core.errors import DataLossError
+    from tfx.protos import tensor_pb2
+
+    def record(**fields):
+        proto = tensor_pb2.TensorProto(**fields)
+        proto.tensor_shape.dim.add().size = 2
+        return proto.SerializeToString()
+
+    with pytest.raises(DataLossError, match="does not fit its shape"):
+        data_snapshot.tensor_from_record(record(dtype=1, tensor_content=b"123"), "f")
+    with pytest.raises(DataLossError, match="cut short"):
+        data_snapshot.tensor_from_record(record(dtype=7, tensor_content=b"\x01"), "f")
+    with pytest.raises(DataLossError, match="do not fill"):
+        data_snapshot.tensor_from_record(record(dtype=7, tensor_content=b"\x01\x01abc"), "f")
+    with pytest.raises(DataLossError, match="no TensorProto"):
+        data_snapshot.tensor_from_record(b"\xff\xff", "f")
+    # values in the typed fields (not what TensorFlow writes, but a valid TensorProto)
+    assert data_snapshot.tensor_from_record(record(dtype=1, float_val=[1.5, 2.5]),
+                                            "f").tolist() == [1.5, 2.5]
