@@ -16,9 +16,10 @@ master does:
    for this master session).
 4. Each step: a fresh random step id, one RunGraph per task at once (the feeds
    go to this task's, which holds the client-terminated Recvs, and the fetches
-   come back from it), then CleanupGraph on every task. The first failure
-   cancels the other tasks' calls, and the error returned is that failure, not
-   the cancellations it caused.
+   come back from it), then CleanupGraph on every task, waited for only when
+   the step failed (a successful step has stopped everywhere already). The
+   first failure cancels the other tasks' calls, and the error returned is that
+   failure, not the cancellations it caused.
 
 Closing the session deregisters its graphs and deletes its worker sessions.
 """
@@ -57,6 +58,9 @@ from tfx.core.plan_builder import closure
 from tfx.core.session import _check_feed
 from tfx.protos import config_pb2, graph_pb2
 from tfx.protos import distributed_pb2 as pb
+
+# Calls to the tasks of a step, and cleanups, run here (threads made once, not per step).
+_POOL = ThreadPoolExecutor(max_workers=64, thread_name_prefix="tfx-master")
 
 
 class WorkerCache:
@@ -261,6 +265,18 @@ class MasterSession:
         errors: list[tuple[str, BaseException]] = []
         results: dict[str, Any] = {}
         lock = threading.Lock()
+        tasks = list(requests)
+        cleanups: list[Any] = []
+
+        def end_everywhere() -> None:
+            """CleanupGraph on every task, once: it stops what still runs of the step."""
+            with lock:
+                if cleanups:
+                    return
+                step.cancelled.set()
+                cleanups.extend(_POOL.submit(_quietly, self._workers.get(task).cleanup_graph,
+                                             pb.CleanupGraphRequest(step_id=step_id))
+                                for task in tasks)
 
         def run(task: str) -> None:
             try:
@@ -268,31 +284,27 @@ class MasterSession:
             except BaseException as exc:  # noqa: BLE001 - collected, the first is raised
                 with lock:
                     errors.append((task, exc))
-                step.cancelled.set()
+                end_everywhere()  # the other tasks' calls return once their steps stop
                 return
             for item in response.recv:
                 results[item.name] = tensor_from_proto(item.tensor, f"fetch from {task}")
 
-        tasks = list(requests)
-        watcher = None
-        if caller is not None:
-            watcher = threading.Thread(target=_forward_cancel, args=(caller, step),
-                                       daemon=True)
-            watcher.start()
+        results_ready = threading.Event()
+        if caller is not None:  # the client gave up: stop the step everywhere
+            caller.add_callback(lambda: results_ready.is_set() or end_everywhere())
+        futures = [_POOL.submit(run, task) for task in tasks[1:]]
         try:
-            with ThreadPoolExecutor(max_workers=max(1, len(tasks) - 1)) as pool:
-                futures = [pool.submit(run, task) for task in tasks[1:]]
-                if tasks:
-                    run(tasks[0])
-                for future in futures:
-                    future.result()
+            if tasks:
+                run(tasks[0])
         finally:
-            step.cancelled.set()  # stops the watcher; the step is over either way
-            for task in tasks:
-                try:
-                    self._workers.get(task).cleanup_graph(pb.CleanupGraphRequest(step_id=step_id))
-                except TfxError:
-                    pass  # a worker that is gone has nothing left to clean up
+            for future in futures:
+                future.result()
+            results_ready.set()
+        end_everywhere()
+        if errors:
+            # Wait until the step has stopped everywhere, so the next step meets none of it.
+            for cleanup in cleanups:
+                cleanup.result()
         if errors:
             raise _root_cause(errors)
         return results
@@ -320,15 +332,6 @@ def _quietly(call: Any, request: Any) -> None:
         call(request)
     except TfxError:
         pass  # the worker is gone or already forgot: nothing is left to release
-
-
-def _forward_cancel(caller: Any, step: StepState) -> None:
-    while not step.cancelled.wait(0.05):
-        try:
-            caller.check_cancelled()
-        except Exception:  # noqa: BLE001 - the client gave up: cancel every task's step
-            step.cancelled.set()
-            return
 
 
 def _root_cause(errors: list[tuple[str, BaseException]]) -> BaseException:

@@ -19,10 +19,11 @@ anyone. Clients send the token they are given. `token_from_env` reads
 Messages may be as large as the allocation limit allows a tensor
 (`tfx.core.limits`), up to gRPC's 2 GiB; gRPC's own default of 4 MiB would
 refuse ordinary tensors. Calls that wait on a step (RunGraph, RecvTensor,
-RunStep) carry the step's deadline, which the callee reads as its own, and are
-cancelled when the step is. A client gives RunStep `STEP_GRACE_SECONDS` more than
-the step's timeout, so that the master, which stops the step on every task before it
-answers, reports the timeout itself.
+RunStep) carry the step's deadline, which the callee reads as its own; they are
+blocking calls, which the master ends early by ending the step on every task. A
+client gives RunStep `STEP_GRACE_SECONDS` more than the step's timeout, so that the
+master, which stops the step on every task before it answers, reports the timeout
+itself.
 """
 
 from __future__ import annotations
@@ -46,7 +47,6 @@ from tfx.core.errors import (
 from tfx.protos import distributed_pb2 as pb
 
 TOKEN_ENV = "TFX_AUTH_TOKEN"
-_POLL_SECONDS = 0.05
 _MAX_MESSAGE = 2**31 - 1
 _NO_DEADLINE = 1e9  # seconds
 STEP_GRACE_SECONDS = 5.0
@@ -109,6 +109,10 @@ class _CallContext:
     def check_cancelled(self) -> None:
         if not self._context.is_active():
             raise CancelledError("the caller cancelled the call")
+
+    def add_callback(self, callback: Callable[[], object]) -> None:
+        """Call `callback` when the call ends: answered, cancelled or timed out."""
+        self._context.add_callback(callback)
 
     def remaining(self) -> float | None:
         left = self._context.time_remaining()
@@ -210,8 +214,7 @@ class _Client:
             for name, (req, resp) in methods.items()
         }
         for name in methods:
-            waits = name in _STEP_CALLS
-            setattr(self, snake_case(name), self._bind(name, waits))
+            setattr(self, snake_case(name), self._bind(name, name in _STEP_CALLS))
 
     def _bind(self, name: str, waits: bool) -> Callable[..., Any]:
         call = self._calls[name]
@@ -219,24 +222,15 @@ class _Client:
         def invoke(request: Any, step: Any = None, timeout: float | None = None) -> Any:
             if waits and step is not None and timeout is None:
                 timeout = step.remaining()  # the callee reads the step's deadline from it
-            return self._invoke(call, name, request, step if waits else None, timeout)
+            # A blocking call: gRPC's futures start a thread per call. A call that waits
+            # for a step ends when the step ends everywhere (the master's CleanupGraph
+            # stops it on every task) or at the step's deadline.
+            try:
+                return call(request, timeout=timeout, metadata=self._metadata)
+            except grpc.RpcError as exc:
+                raise self._error(name, exc) from None
 
         return invoke
-
-    def _invoke(self, call: Any, name: str, request: Any, step: Any,
-                timeout: float | None) -> Any:
-        future = call.future(request, timeout=timeout, metadata=self._metadata)
-        try:
-            while True:
-                try:
-                    return future.result(timeout=_POLL_SECONDS if step is not None else None)
-                except grpc.FutureTimeoutError:
-                    step.check_cancelled()
-        except grpc.RpcError as exc:
-            raise self._error(name, exc) from None
-        except BaseException:
-            future.cancel()
-            raise
 
     def _error(self, name: str, exc: grpc.RpcError) -> TfxError:
         code = exc.code() if hasattr(exc, "code") else grpc.StatusCode.UNKNOWN

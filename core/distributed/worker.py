@@ -59,7 +59,6 @@ from tfx.protos import graph_pb2
 
 # How many cleaned-up step ids a worker remembers, to refuse late RecvTensors for them.
 _CLEANED_STEPS_KEPT = 4096
-_WATCH_SECONDS = 0.05
 # How long CleanupGraph waits for a cancelled step to stop (a kernel that ignores
 # cancellation cannot hold the master forever).
 _CLEANUP_WAIT_SECONDS = 10.0
@@ -211,7 +210,8 @@ class Worker:
             return rendezvous
 
     def run_graph(self, request: pb.RunGraphRequest, caller: Any = None) -> pb.RunGraphResponse:
-        """Run a registered graph for one step; `caller` is polled for cancellation."""
+        """Run a registered graph for one step, cancelled when `caller` (an RPC's context or
+        an in-process caller's StepState) gives up."""
         session = self._session(request.session_handle)
         with self._lock:
             jobs = session.graphs.get(request.graph_handle)
@@ -226,9 +226,10 @@ class Worker:
         done = threading.Event()
         with self._lock:
             self._running.setdefault(request.step_id, []).append((state, done))
-        if caller is not None:
-            threading.Thread(target=_watch, args=(caller, state, rendezvous, done),
-                             name="tfx-step-watch", daemon=True).start()
+        if isinstance(caller, StepState):
+            state.cancelled = caller.cancelled  # an in-process caller: one step, one flag
+        elif caller is not None:
+            caller.add_callback(lambda: done.is_set() or _cancel(state, rendezvous))
         try:
             values = run_partitions(jobs, state, sends, list(request.recv_key), rendezvous)
         finally:
@@ -290,16 +291,10 @@ class Worker:
         self._resources.clear()
 
 
-def _watch(caller: Any, state: StepState, rendezvous: LocalRendezvous,
-           done: threading.Event) -> None:
-    """Cancel the step when its caller gives up (the RPC was cancelled or timed out)."""
-    while not done.wait(_WATCH_SECONDS):
-        try:
-            caller.check_cancelled()
-        except Exception as exc:  # noqa: BLE001 - any reason to stop cancels the step
-            state.cancelled.set()
-            rendezvous.abort(CancelledError(f"the step was cancelled: {exc}"))
-            return
+def _cancel(state: StepState, rendezvous: LocalRendezvous) -> None:
+    """Cancel a step whose caller gave up (the RPC was cancelled or timed out)."""
+    state.cancelled.set()
+    rendezvous.abort(CancelledError("the step was cancelled: its caller gave up"))
 
 
 __all__ = ["RecvTensorPeer", "Worker"]
