@@ -72,6 +72,9 @@ class ControlFlowContext:
         self.graph = graph
         self.outer: ControlFlowContext | None = graph._control_flow_context
         self._external: dict[str, Tensor] = {}  # outside tensor name -> its value inside
+        # In a function's graph: resource (or 0: other state) -> the op last using it here
+        # (FuncGraph._order_stateful).
+        self.last_use: dict[int, Operation] = {}
 
     def contains(self, op: Operation) -> bool:
         """Whether `op` belongs to this context or one nested in it."""
@@ -171,7 +174,6 @@ class WhileContext(ControlFlowContext):
         self.body_vars: list[Tensor] = []  # the loop variables as the body sees them
         self.has_counter = False  # a maximum_iterations counter is loop variable 0
         self.back_prop = True  # False: gradients do not flow through the loop
-        self.created: list[Operation] = []  # the ops made directly in this frame, in order
 
     def control_pivot(self) -> Operation | None:
         return None if self._phase_pivot is None else self._phase_pivot.op
@@ -190,25 +192,40 @@ class WhileContext(ControlFlowContext):
         super().add_op(op)
         if external and op.inputs and self._phase_pivot is not None:
             op._add_control_input(self._phase_pivot.op)
-        self.created.append(op)
 
     def filter_control_inputs(self, ops: list[Operation]) -> list[Operation]:
         return [op for op in ops if self.contains(op)]
 
 
-def _after_body_state(graph: Graph, body_ops: list[Operation],
-                      outputs: list[Tensor]) -> list[Tensor]:
+def _after_body_state(graph: Graph, ctx: WhileContext, outputs: list[Tensor]) -> list[Tensor]:
     """In a function's graph, the next iteration waits for the body's stateful ops (a
-    variable's assignment), as the body of TensorFlow 2's while_v2 does, so the next
-    iteration's reads see it; a TF1 graph's loop orders nothing, as TensorFlow 1's."""
-    if not getattr(graph, "orders_stateful_ops", False):
+    variable's assignment, a cond or inner loop that assigned one), as the body of
+    TensorFlow 2's while_v2 does, so the next iteration's reads see it; a TF1 graph's
+    loop orders nothing, as TensorFlow 1's."""
+    if not getattr(graph, "orders_stateful_ops", False) or not ctx.last_use:
         return outputs
-    stateful = [op for op in body_ops if op._node.is_stateful
-                or any(t.dtype.base is dtypes.resource for t in op.inputs)]
-    if not stateful:
-        return outputs
-    with control_dependencies(stateful):
+    with control_dependencies(list(dict.fromkeys(ctx.last_use.values()))):
         return [identity(t) for t in outputs]
+
+
+def _after_branches_state(graph: Graph, contexts: list[CondContext]) -> None:
+    """In a function's graph, what a cond's branches did to state counts as one use outside
+    it, as TensorFlow 2's If op: later users of a resource a branch used wait for a Merge of
+    the branches' last uses, live whichever branch ran."""
+    if not getattr(graph, "orders_stateful_ops", False):
+        return
+    keys = {key for ctx in contexts for key in ctx.last_use}
+    if not keys:
+        return
+    done = []
+    for ctx in contexts:
+        with ctx.enter(), control_dependencies(list(dict.fromkeys(ctx.last_use.values()))):
+            # Without uses in this branch, the constant is gated by the branch's pivot.
+            done.append(convert_to_tensor(True, name="branch_done"))
+    finished = merge(done, name="state_done")[0].op
+    uses = graph.last_uses(contexts[0].outer)
+    for key in keys:
+        uses[key] = finished
 
 
 def _enter(t: Tensor, frame_name: str, parallel_iterations: int, is_constant: bool,
@@ -306,9 +323,11 @@ def cond(pred: Any, true_fn: Callable[[], Any] | None = None,
         pivot_false = identity(p_false, name="switch_f")
         pred = identity(pred, name="pred_id")
         results = []
+        contexts = []
         for branch, fn, pivot in ((1, true_fn, pivot_true), (0, false_fn, pivot_false)):
             ctx = CondContext(graph, pred, pivot, branch)
             ctx.other_pivot = pivot_false if branch else pivot_true
+            contexts.append(ctx)
             with ctx.enter():
                 out = fn()
                 if out is None:
@@ -324,6 +343,7 @@ def cond(pred: Any, true_fn: Callable[[], Any] | None = None,
                 flat = [_branch_output(ctx, v) for v in components(atoms)]
             graph.add_to_collection(GraphKeys.COND_CONTEXT, ctx)
             results.append((out, atoms, flat))
+        _after_branches_state(graph, contexts)
         (true_out, true_atoms, true_flat), (false_out, false_atoms, false_flat) = results
         if not _same_structure(true_out, false_out):
             raise ValueError(f"cond: the branches return different structures: {true_out!r} "
@@ -472,7 +492,6 @@ def while_loop(cond: Callable[..., Any], body: Callable[..., Any], loop_vars: An
             ctx.body_vars = body_vars
             packed = from_flow_structure(template, _pack_like(structure, rebuild(
                 atoms, body_vars[1:] if maximum_iterations is not None else body_vars)))
-            body_start = len(ctx.created)
             out = body(*packed) if not single else body(packed[0])
             if single and isinstance(out, (list, tuple)) and len(out) == 1:
                 out = out[0]
@@ -485,7 +504,7 @@ def while_loop(cond: Callable[..., Any], body: Callable[..., Any], loop_vars: An
             out_atoms = _flatten(out_structure)
             check_same_specs(atoms, out_atoms, packed, out)
             new_flat = [convert_to_tensor(v) for v in components(out_atoms)]
-            new_flat = _after_body_state(graph, ctx.created[body_start:], new_flat)
+            new_flat = _after_body_state(graph, ctx, new_flat)
             if maximum_iterations is not None:
                 from tfx.core.api.math_api import add
 

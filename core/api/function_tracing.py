@@ -76,19 +76,16 @@ _SHARED_COLLECTIONS = frozenset({GraphKeys.GLOBAL_VARIABLES, GraphKeys.LOCAL_VAR
 
 _LOOP_ENTERS = frozenset({"Enter", "RefEnter"})
 _LOOP_EXITS = frozenset({"Exit", "RefExit"})
+# Ops that only route a value into a v1 loop or cond: not a use of the resource they carry.
+_ROUTING = frozenset({"Enter", "RefEnter", "Switch", "RefSwitch"})
 
 
-def _frame_of_exit(exit_op: Operation) -> Any:
-    """The frame name of the loop an Exit leaves: back through its Switch and Merge to the
-    loop variable's Enter (None if the chain is not a v1 loop's)."""
-    op = exit_op
-    for _ in range(8):
-        if not op.inputs:
-            return None
-        op = op.inputs[0].op
-        if op.type in _LOOP_ENTERS:
-            return op.get_attr("frame_name")
-    return None
+def _resource_key(t: Tensor) -> int:
+    """The resource `t` carries, as the tensor it came from before v1 control flow routed it
+    into a loop (Enter) or a branch (Switch)."""
+    while t.op.type in _ROUTING:
+        t = t.op.inputs[0]
+    return id(t)
 
 
 class FuncGraph(Graph):
@@ -101,7 +98,7 @@ class FuncGraph(Graph):
 
     building_function = True
     # Stateful ops run in program order here, as in TensorFlow's tf.function (see
-    # `_order_stateful`); a while loop's body orders its own too (control_flow_api).
+    # `_order_stateful`), inside v1 loops and conds too (control_flow_api closes them).
     orders_stateful_ops = True
 
     def __init__(self, name: str, outer_graph: Graph) -> None:
@@ -120,7 +117,7 @@ class FuncGraph(Graph):
         self._captures: dict[int, tuple[Tensor, Tensor]] = {}  # id(outer) -> (outer, inner)
         self.control_captures: list[Operation] = []
         self._last_use: dict[int, Operation] = {}  # resource (or 0: any state) -> last op
-        self._loop_resources: dict[Any, set[int]] = {}  # open loop frame -> resources entered
+        self._loop_resources: dict[str, set[int]] = {}  # open loop frame -> resources entered
 
     @property
     def captures(self) -> list[tuple[Tensor, Tensor]]:
@@ -189,34 +186,44 @@ class FuncGraph(Graph):
         inputs = [self.capture(t) if isinstance(t, Tensor) else t for t in inputs]
         op = super().create_op(op_type, inputs, attrs, name,
                                self._own_controls(list(control_inputs)))
-        ctx = self._control_flow_context
-        if ctx is None or op.type in _LOOP_EXITS and ctx.outer is None:
-            # (an outermost loop's Exit is made in its frame, and runs in this one)
-            self._order_stateful(op)
+        self._order_stateful(op, self._control_flow_context)
         return op
 
-    def _order_stateful(self, op: Operation) -> None:
+    def last_uses(self, ctx: Any) -> dict[int, Operation]:
+        """Resource (or 0: any other state) -> the op that last used it in v1 control-flow
+        context `ctx` (None: the function's top level)."""
+        return self._last_use if ctx is None else ctx.last_use
+
+    def _order_stateful(self, op: Operation, ctx: Any) -> None:
         """TensorFlow's automatic control dependencies, simplified: ops using one resource
         run in program order, and so do the other stateful ops, so that a read after
-        `v.assign_add(1)` sees the new value as the Python code reads."""
-        keys = [id(t) for t in op.inputs if t.dtype.base is dtypes.resource]
-        if op.type in _LOOP_EXITS:
-            # After a v1 while loop, the resources its frame used were last used by the loop:
-            # its Exit, which runs in this frame once the loop is done (not its Enter,
-            # which runs in the loop's frame, where no op outside may wait on it).
-            for key in self._loop_resources.pop(_frame_of_exit(op), ()):
-                self._last_use[key] = op
+        `v.assign_add(1)` sees the new value as the Python code reads.
+
+        Each v1 loop body and cond branch (`ctx`, the context `op` is made in) orders its
+        own ops the same way; a value routed into one (a loop's Enter, a branch's Switch)
+        waits for the last use outside, and once the construct is built, what it did
+        counts as one use outside: a loop's Exit (here) or a cond's merged completion
+        (control_flow_api), as TensorFlow 2's While and If ops are."""
+        uses = self.last_uses(ctx)
+        if op.type in _LOOP_EXITS and isinstance(getattr(ctx, "frame_name", None), str):
+            # The loop's Exit runs in the enclosing frame once the loop is done (its Enter
+            # runs in the loop's frame, where no op outside may wait on it).
+            keys = self._loop_resources.pop(ctx.frame_name, set()) | set(ctx.last_use)
+            outer = self.last_uses(ctx.outer)
+            for key in keys:
+                outer[key] = op
             return
+        keys = [_resource_key(t) for t in op.inputs if t.dtype.base is dtypes.resource]
         if not keys and op._node.is_stateful and op.type != "Placeholder":
             keys = [0]
         for key in keys:
-            last = self._last_use.get(key)
+            last = uses.get(key)
             if last is not None and last is not op:
                 op._add_control_input(last)
             if op.type in _LOOP_ENTERS:
                 self._loop_resources.setdefault(op.get_attr("frame_name"), set()).add(key)
-            else:
-                self._last_use[key] = op
+            elif op.type not in _ROUTING:
+                uses[key] = op
 
     def _own_controls(self, ops: list[Operation]) -> list[Operation]:
         """The control inputs of this graph; those of enclosing graphs become control
