@@ -26,6 +26,7 @@ Closing the session deregisters its graphs and deletes its worker sessions.
 
 from __future__ import annotations
 
+import dataclasses
 import random
 import threading
 import uuid
@@ -172,14 +173,18 @@ class MasterSession:
         return self._graph, self._devices
 
     def _discover_devices(self) -> DeviceSet:
-        names: list[str] = []
+        reported: dict[str, int] = {}
         for task in self._workers.tasks:
             status = self._workers.get(task).get_status(pb.GetStatusRequest())
-            names += [d.name for d in status.device_attributes]
-        devices = DeviceSet.from_names(names)
+            reported.update((d.name, d.incarnation) for d in status.device_attributes)
+        devices = DeviceSet.from_names(list(reported))
+        # A device's incarnation is what its task says (a restarted task has a new one, and
+        # TensorFlow's workers refuse keys with the old one).
+        attributes = [dataclasses.replace(d, incarnation=reported[d.name] or d.incarnation)
+                      for d in devices]
         local = [d.name for d in devices
                  if task_of(d.name) == self._workers.local_task and d.device_type == "CPU"]
-        return DeviceSet(devices.devices, devices.links, local[0] if local else "")
+        return DeviceSet(attributes, devices.links, local[0] if local else "")
 
     # --- steps --------------------------------------------------------------------------
     def _register(self, key: tuple) -> _Registered:

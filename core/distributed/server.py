@@ -21,7 +21,9 @@ the server listens on the loopback interface (127.0.0.1) unless given another
 
 from __future__ import annotations
 
+import dataclasses
 import ipaddress
+import random
 import threading
 from typing import Any
 
@@ -143,8 +145,12 @@ class Server:
             raise InvalidArgumentError(f"task {self.task}: {exc}") from None
         _, port = _split_address(address, self.task)
         self._token = token
-        devices = DeviceSet.from_names(
+        named = DeviceSet.from_names(
             [f"{self.task}/device:CPU:{i}" for i in range(max(1, int(cpu_count)))])
+        # A fresh incarnation per start, as TensorFlow's: tensors sent for this process's
+        # devices are not taken for those of the process that replaces it.
+        devices = DeviceSet([dataclasses.replace(d, incarnation=random.getrandbits(63) or 1)
+                             for d in named], named.links)
         tasks = [f"/job:{j}/replica:0/task:{t}" for j in cluster.jobs
                  for t in cluster.task_indices(j)]
         self._addresses = {f"/job:{j}/replica:0/task:{t}": cluster.task_address(j, t)

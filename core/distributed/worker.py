@@ -266,10 +266,17 @@ class Worker:
                     ) -> pb.RecvTensorResponse:
         """Hand over a tensor this task's step sent, waiting for it while the caller waits."""
         key = request.rendezvous_key
-        source = task_of(parse_key(key).src_device)
+        parsed = parse_key(key)
+        source = task_of(parsed.src_device)
         if source != self.task:
             raise InvalidArgumentError(f"RecvTensor on {self.task} for {key!r}, which {source} "
                                        "sends")
+        device = self.devices.get(parsed.src_device)
+        if parsed.src_incarnation != device.incarnation:
+            raise AbortedError(
+                f"RecvTensor for {parsed.tensor_name!r} names incarnation "
+                f"{parsed.src_incarnation} of {device.name}, which is now {device.incarnation}: "
+                f"the task {self.task} was restarted since the step was planned")
         rendezvous = self._rendezvous(request.step_id)
         value = LocalRendezvous.recv(rendezvous, key, caller)
         if value is DEAD:

@@ -98,9 +98,14 @@ def test_a_bad_tensor_in_run_graph_is_refused(worker: Worker) -> None:
 
 def test_recv_tensor_for_a_finished_step_or_another_task(worker: Worker) -> None:
     worker.cleanup_graph(pb.CleanupGraphRequest(step_id=9))
-    key = f"{CPU};0000000000000001;{CPU};t;0:0"
+    incarnation = worker.devices.get(CPU).incarnation
+    key = f"{CPU};{incarnation:016x};{CPU};t;0:0"
     with pytest.raises(AbortedError, match="step 9 was already cleaned up"):
         worker.recv_tensor(pb.RecvTensorRequest(step_id=9, rendezvous_key=key))
+    # A key planned for an earlier incarnation of the device: the task restarted since.
+    stale = f"{CPU};{incarnation + 1:016x};{CPU};t;0:0"
+    with pytest.raises(AbortedError, match="was restarted"):
+        worker.recv_tensor(pb.RecvTensorRequest(step_id=1, rendezvous_key=stale))
     other = "/job:ps/replica:0/task:0/device:CPU:0"
     with pytest.raises(InvalidArgumentError, match="which /job:ps/replica:0/task:0 sends"):
         worker.recv_tensor(pb.RecvTensorRequest(step_id=1,
