@@ -286,6 +286,7 @@ class MasterSession:
         def run(task: str) -> None:
             try:
                 response = self._workers.get(task).run_graph(requests[task], step)
+                raise_status(response.status_code, response.status_error_message)
             except BaseException as exc:  # noqa: BLE001 - collected, the first is raised
                 with lock:
                     errors.append((task, exc))

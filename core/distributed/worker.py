@@ -34,13 +34,14 @@ from typing import Any
 
 from tfx.core.devices import DeviceSet
 from tfx.core.distributed.rendezvous import RecvTensorPeer, WorkerRendezvous, task_of
-from tfx.core.distributed.wire import tensor_from_proto, tensor_to_proto
+from tfx.core.distributed.wire import status_of, tensor_from_proto, tensor_to_proto
 from tfx.core.errors import (
     AbortedError,
     AlreadyExistsError,
     CancelledError,
     InvalidArgumentError,
     NotFoundError,
+    TfxError,
 )
 from tfx.core.executor import StepState
 from tfx.core.graph import Graph
@@ -211,7 +212,18 @@ class Worker:
 
     def run_graph(self, request: pb.RunGraphRequest, caller: Any = None) -> pb.RunGraphResponse:
         """Run a registered graph for one step, cancelled when `caller` (an RPC's context or
-        an in-process caller's StepState) gives up."""
+        an in-process caller's StepState) gives up. A failure is raised, or returned in the
+        response when the request asks for that (`store_errors_in_response_body`, as
+        TensorFlow's masters do)."""
+        try:
+            return self._run_graph(request, caller)
+        except TfxError as exc:
+            if not request.store_errors_in_response_body:
+                raise
+            code, message = status_of(exc)
+            return pb.RunGraphResponse(status_code=code, status_error_message=message)
+
+    def _run_graph(self, request: pb.RunGraphRequest, caller: Any) -> pb.RunGraphResponse:
         session = self._session(request.session_handle)
         with self._lock:
             jobs = session.graphs.get(request.graph_handle)
