@@ -49,6 +49,7 @@ from tfx.core.multi_device import (
     PartitionJob,
     StepPartition,
     compile_partition,
+    cut_step,
     run_partitions,
 )
 from tfx.core.plan_builder import OpSegment
@@ -166,28 +167,38 @@ class Worker:
         return pb.RegisterGraphResponse(graph_handle=handle)
 
     def _split(self, graph_def: graph_pb2.GraphDef) -> list[StepPartition]:
-        """The registered graph as one graph per device, every node running."""
-        by_device: dict[str, list[graph_pb2.NodeDef]] = {}
+        """The registered graph as one graph per device, every node running.
+
+        A tfx master sends a piece already cut per device. TensorFlow's master cuts
+        only per task and leaves the cut between a task's devices to the worker: such a
+        piece is cut here, as a local multi-device step is (`cut_step`).
+        """
         device_of = {node.name: node.device for node in graph_def.node}
+        crossing = False
         for node in graph_def.node:
             if node.device not in self.devices.names:
                 raise InvalidArgumentError(
                     f"RegisterGraph: node {node.name!r} (op {node.op}) is on "
                     f"{node.device or 'no device'}, not on a device of {self.task} ("
                     + ", ".join(self.devices.names) + ")")
-            for source in node.input:
-                source_device = device_of.get(source.lstrip("^").split(":")[0])
-                if source_device is not None and source_device != node.device:
-                    raise InvalidArgumentError(
-                        f"RegisterGraph: node {node.name!r} on {node.device} reads {source} "
-                        f"on {source_device} without a _Send/_Recv")
+            crossing = crossing or any(
+                device_of.get(source.lstrip("^").split(":")[0], node.device) != node.device
+                for source in node.input)
+        graph = Graph.from_graph_def(graph_def)
+        graph.validate()
+        if crossing:
+            incarnations = {d.name: d.incarnation for d in self.devices}
+            cut = cut_step(graph, [], [], [node.name for node in graph],
+                           client=self.devices.client, incarnations=incarnations)
+            return list(cut.partitions)
+        by_device: dict[str, list[graph_pb2.NodeDef]] = {}
+        for node in graph_def.node:
             by_device.setdefault(node.device, []).append(node)
         pieces = []
         for device, nodes in by_device.items():
-            graph = Graph.from_graph_def(graph_pb2.GraphDef(
+            piece = Graph.from_graph_def(graph_pb2.GraphDef(
                 node=nodes, library=graph_def.library, versions=graph_def.versions))
-            graph.validate()
-            pieces.append(StepPartition(device, graph, tuple(n.name for n in graph)))
+            pieces.append(StepPartition(device, piece, tuple(n.name for n in piece)))
         return pieces
 
     def deregister_graph(self, request: pb.DeregisterGraphRequest

@@ -56,14 +56,26 @@ def test_a_node_on_another_tasks_device_is_refused(worker: Worker) -> None:
         worker.register_graph(request)
 
 
-def test_an_edge_between_devices_needs_a_send_and_recv() -> None:
-    devices = DeviceSet.from_names([CPU, f"{TASK}/device:CPU:1"])
+def test_a_piece_cut_per_task_only_is_cut_per_device_here() -> None:
+    # TensorFlow's master leaves the cut between a task's devices to the worker.
+    cpu1 = f"{TASK}/device:CPU:1"
+    devices = DeviceSet.from_names([CPU, cpu1])
     worker = Worker(TASK, devices, lambda task: None)
-    graph_def = _graph(("c", "Const", CPU), ("i", "Identity", f"{TASK}/device:CPU:1"))
+    graph_def = _graph(("c", "Const", CPU), ("i", "Identity", cpu1))
     graph_def.node[1].input.append("c")
     graph_def.node[1].attr["T"].type = 1
-    with pytest.raises(InvalidArgumentError, match="without a _Send/_Recv"):
-        worker.register_graph(pb.RegisterGraphRequest(graph_def=graph_def))
+    send = graph_def.node.add(name="send", op="_Send", device=cpu1, input=["i"])
+    key_attrs = {"tensor_name": "i:0", "send_device": cpu1, "recv_device": CPU}
+    for name, value in key_attrs.items():
+        send.attr[name].s = value.encode()
+    send.attr["T"].type = 1
+    send.attr["send_device_incarnation"].i = devices.get(cpu1).incarnation
+    send.attr["client_terminated"].b = True
+    handle = worker.register_graph(pb.RegisterGraphRequest(graph_def=graph_def)).graph_handle
+    key = f"{cpu1};{devices.get(cpu1).incarnation:016x};{CPU};i:0;0:0"
+    response = worker.run_graph(pb.RunGraphRequest(graph_handle=handle, step_id=3,
+                                                   recv_key=[key]))
+    assert to_ndarray(response.recv[0].tensor) == np.float32(1.0)
 
 
 def test_a_malformed_graph_names_the_node(worker: Worker) -> None:
