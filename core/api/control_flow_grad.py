@@ -34,7 +34,8 @@ from typing import Any
 
 import numpy as np
 
-from tfx.core.api.array_api import indexed_slices_to_tensor, zeros_like
+from tfx.core import dtypes
+from tfx.core.api.array_api import indexed_slices_to_tensor, zeros, zeros_like
 from tfx.core.api.control_flow_api import (
     CondContext,
     ControlFlowContext,
@@ -309,7 +310,7 @@ class _LoopGradient:
                 g = indexed_slices_to_tensor(g)
             initial.append(g if g is not None else zeros_like(exits[i]))
         for _, enter in captured:
-            initial.append(zeros_like(enter.op.inputs[0]))
+            initial.append(_accumulator_start(enter))
 
         contexts: list[_GradWhileContext] = []
 
@@ -356,6 +357,33 @@ class _LoopGradient:
             builder.set_grad(loop.enters[k].outputs[0].op.inputs[0], g)
         for (_, enter), g in zip(captured, grads[len(differentiable):]):
             builder.set_grad(enter.op.inputs[0], g)
+
+
+def _accumulator_start(enter: Tensor) -> Tensor:
+    """Zeros to sum the gradients of captured value `enter` in: like the value, or for a
+    resource (a variable read inside the loop), like the variable's value, whose gradient
+    a resource's is."""
+    value = enter.op.inputs[0]
+    if value.dtype.base is not dtypes.resource:
+        return zeros_like(value)
+    dtype = dtypes.float32
+    pending, seen = [enter], set()
+    while pending:  # a read of the variable inside the loop says its type
+        t = pending.pop()
+        for consumer in t.consumers():
+            if id(consumer) in seen:
+                continue
+            seen.add(id(consumer))
+            if consumer.type in _ROUTING:
+                pending.extend(consumer.outputs)
+            elif "dtype" in consumer._node.attr:
+                dtype = consumer.get_attr("dtype")
+                pending = []
+                break
+    return zeros(apply_op("VariableShape", input=value), dtypes.as_dtype(dtype).base)
+
+
+_ROUTING = frozenset({"Enter", "RefEnter", "Switch", "RefSwitch", "Identity", "RefIdentity"})
 
 
 def _dense(g: Any) -> Tensor:

@@ -26,29 +26,49 @@ reads state the forward pass changed after the read.
 What the forward body did only for its side effects (an assignment no output
 depends on) is not repeated: the rebuilt part is what the differentiated
 outputs reach through data edges.
+
+A body with TensorFlow 1.x control flow (`cond`, `while_loop`: Switch/Merge,
+Enter/Exit/NextIteration) is rebuilt whole construct by construct: a loop with
+all its variables, a cond with its predicate and pivots, and the contexts
+`gradients` needs are recovered from the ops (core/api/control_flow_structure.py),
+so the rebuilt loops and conds are differentiated as TensorFlow 1.x
+differentiates them (the loop runs again, pushing what its gradient pops).
+Stateful nodes inside them are rebuilt rather than taken from the forward call,
+whose outputs cannot carry one iteration's value; a variable read inside a loop
+or cond that the function also assigns would then read the value after the
+call, not the iteration's, so its gradient is refused (UnimplementedError;
+TensorFlow 2's while_v2 accumulates the iteration's values).
 """
 
 from __future__ import annotations
 
+import contextlib
+import heapq
 import weakref
 from typing import Any
 
 from tfx.core import dtypes
+from tfx.core.api.control_flow_structure import ContextRebuilder, Structure, infer_structure
 from tfx.core.api.function_tracing import (
     FuncGraph,
     _output_arg_names,
+    _traced_by_name,
     _unique_function_name,
     call,
     trace_with,
 )
 from tfx.core.api.gradients import RegisterGradient, gradients, is_trainable
 from tfx.core.api.graph_builder import Operation, Tensor
+from tfx.core.errors import InvalidArgumentError, UnimplementedError
 from tfx.core.functions import Instance, instantiate
 from tfx.protos import graph_pb2
 
 __all__: list[str] = []
 
 _CALLS = frozenset({"PartitionedCall", "StatefulPartitionedCall"})
+# Stateful only in making a new resource each run, which the ops using it reach through data
+# edges (a TensorArray's writes pass its flow on): rebuilt with them, in a new resource.
+_FRESH = frozenset({"TensorArray", "TensorArrayV2", "TensorArrayV3"})
 
 # A rewritten forward call -> (its original output count, {(node, index): its output}).
 _exposed: weakref.WeakKeyDictionary[Operation, tuple[int, dict[tuple[str, int], Tensor]]] = (
@@ -66,13 +86,21 @@ def _instance(op: Operation) -> Instance:
                        f"node {op.name!r} (op {op.type})")
 
 
-def _needed(instance: Instance, outputs: list[int]) -> tuple[set[str], list[str]]:
+def _needed(instance: Instance, outputs: list[int],
+            structure: Structure) -> tuple[set[str], list[str]]:
     """The body nodes the given outputs reach through data edges, and among them the
-    stateful ones whose values the backward pass takes from the forward call."""
+    stateful ones whose values the backward pass takes from the forward call.
+
+    A node inside a v1 loop or cond brings in the construct's skeleton (a loop's every
+    variable, a cond's predicate and pivots), which the rebuilt copy needs to run and to
+    be differentiated. Stateful nodes inside a loop or a cond are rebuilt too: the forward
+    call's value of one iteration or of an untaken branch is no output it can have; and so
+    is a new TensorArray, which the rebuilt writes fill again."""
     body = instance.graph
     feeds = {f.split(":")[0] for f in instance.feeds}
     needed: set[str] = set()
     frozen: list[str] = []
+    constructs: set[int] = set()
     stack = [instance.fetches[i].rsplit(":", 1)[0] for i in outputs]
     while stack:
         name = stack.pop()
@@ -80,7 +108,12 @@ def _needed(instance: Instance, outputs: list[int]) -> tuple[set[str], list[str]
             continue
         needed.add(name)
         node = body.node(name)
-        if node.is_stateful and node.op not in _CALLS:
+        for construct in structure.constructs(name):
+            if id(construct) not in constructs:
+                constructs.add(id(construct))
+                stack.extend(construct.skeleton())
+        if node.is_stateful and node.op not in _CALLS | _FRESH and (
+                structure.context(name) is None):
             frozen.append(name)
             if not any(_flows_back(t) for t in node.input_types):
                 continue  # nothing to rebuild: no gradient passes through it
@@ -102,6 +135,7 @@ def _expose(op: Operation, instance: Instance, frozen: list[str]) -> dict[tuple[
     fdef = graph_pb2.FunctionDef()
     fdef.CopyFrom(next(f for f in library.function if f.signature.name == func.name))
     fdef.signature.name = _unique_function_name(op.graph, f"{func.name}_forward")
+    _origins[fdef.signature.name] = _origins.get(func.name, func.name)
     types = []
     for name, k in missing:
         node = instance.graph.node(name)
@@ -127,9 +161,55 @@ def _expose(op: Operation, instance: Instance, frozen: list[str]) -> dict[tuple[
     return exposed
 
 
-def _rebuild_body(func_graph: FuncGraph, instance: Instance, needed: set[str],
-                  given: dict[tuple[str, int], Tensor], inputs: list[Tensor],
-                  outputs: list[int]) -> list[Tensor]:
+def _check_rebuilt_reads(op: Operation, instance: Instance, structure: Structure,
+                         needed: set[str]) -> None:
+    """Refuse a variable read inside a loop or cond of the body that the body also assigns:
+    rebuilt, the read would see the value after the call instead of its own iteration's."""
+    body = instance.graph
+
+    def root(output: Any) -> tuple[str, int]:
+        while output.node.op in _ROUTING:
+            output = output.node.inputs[0]
+        return output.node.name, output.index
+
+    writers: dict[tuple[str, int], str] = {}
+    for node in body:
+        if node.is_stateful and node.op not in _READS:
+            for o in node.inputs:
+                if o.dtype.base is dtypes.resource:
+                    writers.setdefault(root(o), node.name)
+    for name in sorted(needed):
+        node = body.node(name)
+        if node.op not in _READS or structure.context(name) is None:
+            continue
+        written = [writers[root(o)] for o in node.inputs if root(o) in writers]
+        if written:
+            raise UnimplementedError(
+                f"gradient of node {op.name!r} (op {op.type}): {node.op} {name!r} inside a "
+                f"v1 loop or cond of function {instance.name!r} reads a variable the function "
+                f"also changes ({written[0]!r}); the backward pass would read it again after "
+                "the call instead of taking each iteration's value")
+
+
+_ROUTING = frozenset({"Enter", "RefEnter", "Switch", "RefSwitch", "Identity", "RefIdentity"})
+# Stateful ops that only read a resource variable.
+_READS = frozenset({"ReadVariableOp", "ResourceGather", "ResourceGatherNd", "VariableShape"})
+
+# A forward copy made by `_expose` -> the traced function it copies.
+_origins: dict[str, str] = {}
+
+
+def _traced_graph(op: Operation) -> FuncGraph | None:
+    """The FuncGraph the function `op` calls was traced in, while it is alive."""
+    name = op.get_attr("f").name
+    traced = _traced_by_name.get(_origins.get(name, name))
+    return traced.graph if traced is not None else None
+
+
+def _rebuild_body(func_graph: FuncGraph, instance: Instance, structure: Structure,
+                  needed: set[str], given: dict[tuple[str, int], Tensor],
+                  inputs: list[Tensor], outputs: list[int],
+                  traced: FuncGraph | None) -> list[Tensor]:
     """The needed part of the forward body, built again in `func_graph` on `inputs`;
     returns the body outputs `outputs`.
 
@@ -137,29 +217,47 @@ def _rebuild_body(func_graph: FuncGraph, instance: Instance, needed: set[str],
     they are. A given node that gradients pass through (a variable read) is also built
     again, as a shadow: its given values are tied to the shadow's outputs by an IdentityN
     whose gradient goes to the shadow, so the values are the forward pass's and the
-    gradients reach the variable."""
+    gradients reach the variable.
+
+    v1 loops and conds get their contexts back (`ContextRebuilder`); a loop variable's
+    Enter keeps the shape it had when traced (`traced`, the forward FuncGraph, if still
+    alive), which a shape invariant may have loosened."""
     from tfx.core.api.ops_api import apply_op
 
     values = {key: t for key, t in given.items()}
     for feed, t in zip(instance.feeds, inputs):
         values[(feed.split(":")[0], 0)] = t
     frozen_names = {name for name, _ in given}
+    contexts = ContextRebuilder(func_graph, structure) if structure.has_control_flow else None
     built: dict[str, Operation] = {}
-    for node in instance.graph.topological_order():
-        if node.name not in needed:
-            continue
+    back_edges: list[tuple[Operation, int, str, int]] = []
+    for node in _rebuild_order(instance.graph, needed, structure):
         shadowed = node.name in frozen_names
         if shadowed and not any(_flows_back(t) for t in node.input_types):
             continue
-        node_inputs = [values[(o.node.name, o.index)] if (o.node.name, o.index) in values
-                       else built[o.node.name].outputs[o.index] for o in node.inputs]
+        node_inputs: list[Tensor | None] = []
+        for o in node.inputs:
+            key = (o.node.name, o.index)
+            node_inputs.append(values[key] if key in values else
+                               built[o.node.name].outputs[o.index] if o.node.name in built
+                               else None)  # a loop's back edge, made later
+        pending = [k for k, t in enumerate(node_inputs) if t is None]
+        for k in pending:  # a loop's Merge starts as while_loop makes it: Merge(enter, enter)
+            node_inputs[k] = next(t for t in node_inputs if t is not None)
         controls = [built[c.name] for c in node.control_inputs if c.name in built]
         attrs = dict(node.attr)
         if node.op in _CALLS:  # the inner function's side effects ran in the forward pass
             attrs["f"] = _without_side_effects(func_graph, attrs["f"])
-        op = func_graph.create_op(node.op, node_inputs, attrs, name=node.name,
-                                  control_inputs=controls)
+        with contexts.creating(node) if contexts is not None else contextlib.nullcontext():
+            op = func_graph.create_op(node.op, node_inputs, attrs, name=node.name,
+                                      control_inputs=controls)
+        if contexts is not None:
+            contexts.adopt(node, op)
         built[node.name] = op
+        back_edges += [(op, k, node.inputs[k].node.name, node.inputs[k].index)
+                       for k in pending]
+        if node.op in ("Enter", "RefEnter") and traced is not None:
+            _traced_shape(op, traced)
         if shadowed:
             fixed = [values[(node.name, k)] for k in range(len(op.outputs))]
             with func_graph.gradient_override_map({"IdentityN": _TIE}):
@@ -167,12 +265,63 @@ def _rebuild_body(func_graph: FuncGraph, instance: Instance, needed: set[str],
                                 name=f"{node.name}/forward_value")
             for k in range(len(op.outputs)):
                 values[(node.name, k)] = tied[k]
+    for op, k, name, index in back_edges:
+        op._update_input(k, built[name].outputs[index])
+    if contexts is not None:
+        contexts.finish()
     result = []
     for i in outputs:
         name, index = instance.fetches[i].rsplit(":", 1)
         key = (name, int(index))
         result.append(values[key] if key in values else built[name].outputs[int(index)])
     return result
+
+
+def _rebuild_order(body: Any, needed: set[str], structure: Structure) -> list[Any]:
+    """The needed nodes, producers first (loop back edges aside), each node of a cond's
+    branch after the branch's predicate and pivot, which its context is made of."""
+    nodes = [n for n in body.topological_order() if n.name in needed]
+    if not structure.has_control_flow:
+        return nodes
+    position = {n.name: i for i, n in enumerate(nodes)}
+    waits: dict[str, set[str]] = {}
+    users: dict[str, list[Any]] = {n.name: [] for n in nodes}
+    for n in nodes:
+        before = {o.node.name for o in n.inputs if o.node.op not in _BACK_EDGES}
+        before |= {c.name for c in n.control_inputs}
+        before |= set(structure.gate(n))
+        waits[n.name] = {p for p in before if p in position and p != n.name}
+        for p in waits[n.name]:
+            users[p].append(n)
+    ready = [(position[n.name], n.name) for n in nodes if not waits[n.name]]
+    heapq.heapify(ready)
+    order = []
+    while ready:
+        _, name = heapq.heappop(ready)
+        node = nodes[position[name]]
+        order.append(node)
+        for user in users[name]:
+            waits[user.name].discard(name)
+            if not waits[user.name]:
+                heapq.heappush(ready, (position[user.name], user.name))
+    if len(order) != len(nodes):
+        stuck = sorted(name for name, w in waits.items() if w)[:5]
+        raise InvalidArgumentError(
+            f"gradient of a function call: cannot order the rebuilt body's v1 control flow "
+            f"(nodes {stuck} wait on each other)")
+    return order
+
+
+_BACK_EDGES = frozenset({"NextIteration", "RefNextIteration"})
+
+
+def _traced_shape(enter: Operation, traced: FuncGraph) -> None:
+    """Give a rebuilt Enter the shape it had in the traced body (a loop variable's shape
+    invariant), as while_loop sets it."""
+    original = traced._ops.get(enter.name)
+    if original is None or original.type != enter.type:
+        return
+    enter.outputs[0]._shape = original.outputs[0]._shape
 
 
 def _without_side_effects(graph: Any, func: graph_pb2.AttrValue) -> graph_pb2.AttrValue:
@@ -239,7 +388,9 @@ def _call_grad(op: Operation, *grads: Any) -> list:
         return [None] * len(op.inputs)
     grads = tuple(convert_to_tensor(g) if g is not None else None for g in grads)
     instance = _instance(op)
-    needed, frozen = _needed(instance, present)
+    structure = infer_structure(instance.graph)
+    needed, frozen = _needed(instance, present, structure)
+    _check_rebuilt_reads(op, instance, structure, needed)
     exposed = _expose(op, instance, frozen) if frozen else {}
     keys = [key for key in exposed if key[0] in frozen]
 
@@ -251,7 +402,8 @@ def _call_grad(op: Operation, *grads: Any) -> list:
         given = {key: func_graph.add_input_placeholder(exposed[key].dtype.base,
                                                        exposed[key].shape, f"forward_{j}")
                  for j, key in enumerate(keys)}
-        outputs = _rebuild_body(func_graph, instance, needed, given, inputs, present)
+        outputs = _rebuild_body(func_graph, instance, structure, needed, given, inputs,
+                                present, _traced_graph(op))
         result = gradients(outputs, inputs, grad_ys=seeds)
         return [None if g is None or not _flows_back(t.dtype) else convert_to_tensor(g)
                 for g, t in zip(result, op.inputs)]

@@ -1,9 +1,13 @@
-"""v1 cond and while_loop inside tf.function: stateful ops inside a cond or a loop run in
-program order, as TensorFlow 2.21's If and While ops order them.
+"""v1 cond and while_loop inside tf.function: gradients through the call, and state.
+
+The gradient of a call rebuilds the called body from its FunctionDef, where the v1
+control-flow ops (Switch/Merge, Enter/Exit/NextIteration) come back without their
+contexts; `control_flow_structure` recovers them. Stateful ops inside a cond or a loop
+run in program order, as TensorFlow 2.21's If and While ops order them.
 
 The sample functions between the `samples` markers are run by
 `tests/data/function_control_flow/generate.py` under TensorFlow 2.21 (`tf.function` in a
-graph); the literals below are what it printed. Here each sample runs
+graph, `tf.gradients`); the literals below are what it printed. Here each sample runs
 through tfx's `tf.function` the same way.
 """
 
@@ -16,6 +20,88 @@ import tfx as tf
 
 
 # --- samples ---
+def cond_of_two(x, y):
+    return tf.cond(x > y, lambda: tf.sin(x) * y, lambda: x * y * y)
+
+
+def affine_loop(x, x0, c, n):
+    return tf.while_loop(lambda i, y: i < n, lambda i, y: (i + 1, y * x + c), [0, x0])[1]
+
+
+def cond_in_loop(x, x0):
+    def body(i, y):
+        return i + 1, tf.cond(y > 5.0, lambda: tf.sqrt(y) * x, lambda: y * x + 1.0)
+
+    return tf.while_loop(lambda i, y: i < 6, body, [0, x0])[1]
+
+
+def parity_loop(x, n):
+    def body(i, y):
+        return i + 1, tf.cond(tf.equal(i % 2, 0), lambda: y * x, lambda: y + x)
+
+    return tf.while_loop(lambda i, y: i < n, body, [0, x])[1]
+
+
+def loop_in_loop(x):
+    def outer_body(i, y):
+        inner = tf.while_loop(lambda j, z: j < i, lambda j, z: (j + 1, z * x), [0, y])[1]
+        return i + 1, inner + x
+
+    return tf.while_loop(lambda i, y: i < 3, outer_body, [0, x])[1]
+
+
+def loop_in_cond(x):
+    def power():
+        return tf.while_loop(lambda i, z: i < 4, lambda i, z: (i + 1, z * x), [0, 1.0])[1]
+
+    return tf.cond(x > 1.0, power, lambda: tf.sin(x))
+
+
+def cond_in_cond(x, y):
+    return tf.cond(x > 0, lambda: tf.cond(y > 0, lambda: x * y, lambda: x + y * y),
+                   lambda: tf.exp(x) * y)
+
+
+def capped_loop(x):
+    z, w = tf.while_loop(lambda z, w: z < 100.0, lambda z, w: (z * x, w + z), [x, x],
+                         maximum_iterations=3)
+    return z + w
+
+
+def tensor_array_loop(x):
+    def body(i, ta):
+        return i + 1, ta.write(i, x[i] * x[i])
+
+    ta = tf.while_loop(lambda i, ta: i < 3, body, [0, tf.TensorArray(tf.float32, size=3)])[1]
+    return tf.reduce_sum(ta.stack() * x)
+
+
+def variable_loop(w, x):
+    return tf.while_loop(lambda i, y: i < 3, lambda i, y: (i + 1, y * w + x), [0, x])[1]
+
+
+def converted_if_and_while(x):
+    if x > 0:
+        y = x * x
+    else:
+        y = -x
+    s = tf.constant(0.0)
+    while s < 20.0:
+        s = s + y * y
+    return s
+
+
+def converted_for(x):
+    s = 0.0
+    for i in tf.range(5):
+        if tf.equal(i % 2, 0):
+            continue
+        s += tf.reduce_sum(x * tf.cast(i, tf.float32)) ** 2
+    for row in x:
+        s += row * row
+    return s
+
+
 def assign_in_if_in_loop(v, n):
     i = tf.constant(0)
     s = tf.constant(0)
@@ -63,6 +149,38 @@ def assign_in_if(v, x):
 # --- end samples ---
 
 
+# (sample, arguments, TF 2.21's value, its gradients with respect to the float arguments)
+# from tests/data/function_control_flow/generate.py; ("var", v) is a resource variable.
+GRADIENTS = [
+    ("cond_of_two", [3.0, 2.0], 0.28224000334739685, [-1.979984998703003, 0.14112000167369843]),
+    ("cond_of_two", [1.0, 2.0], 4.0, [4.0, 4.0]),
+    ("affine_loop", [1.5, 2.0, 0.5, 3], 9.125, [15.5, 3.375, 4.75]),
+    ("affine_loop", [1.5, 2.0, 0.5, 0], 2.0, [0.0, 1.0, 0.0]),
+    ("affine_loop", [-0.7, 1.25, 2.0, 5], 1.1641123294830322,
+     [0.8966253399848938, -0.168069988489151, 0.6870999336242676]),
+    ("cond_in_loop", [1.5, 2.0], 6.932896614074707, [12.566831588745117, 0.40818241238594055]),
+    ("cond_in_loop", [2.5, 0.5], 6.272802829742432, [4.9117231369018555, 0.36985862255096436]),
+    ("cond_in_loop", [0.8, 3.0], 4.475712776184082, [14.514242172241211, 0.2621440291404724]),
+    ("parity_loop", [1.5, 4], 7.125, [10.75]),
+    ("parity_loop", [1.5, 1], 2.25, [3.0]),
+    ("parity_loop", [1.5, 0], 1.5, [1.0]),
+    ("loop_in_loop", [1.1], 5.3592000007629395, [15.277999877929688]),
+    ("loop_in_loop", [0.7], 1.5232000350952148, [5.2139997482299805]),
+    ("loop_in_cond", [1.5], 5.0625, [13.5]),
+    ("loop_in_cond", [0.5], 0.4794255495071411, [0.8775825500488281]),
+    ("cond_in_cond", [1.5, 2.0], 3.0, [2.0, 1.5]),
+    ("cond_in_cond", [1.5, -2.0], 5.5, [1.0, -4.0]),
+    ("cond_in_cond", [-1.0, 3.0], 1.1036384105682373, [1.1036384105682373, 0.3678794503211975]),
+    ("capped_loop", [2.0], 32.0, [50.0]),
+    ("capped_loop", [20.0], 440.0, [42.0]),
+    ("tensor_array_loop", [[1.0, 2.0, 3.0]], 36.0, [[3.0, 12.0, 27.0]]),
+    ("variable_loop", [("var", 2.0), 1.0], 15.0, [17.0, 15.0]),
+    ("converted_if_and_while", [3.0], 81.0, [108.0]),
+    ("converted_if_and_while", [-2.0], 20.0, [-20.0]),
+    ("converted_if_and_while", [0.5], 20.0, [160.0]),
+    ("converted_for", [[1.0, -2.0, 0.5]], 7.75, [[-8.0, -14.0, -9.0]]),
+]
+
 # (sample, arguments, TF 2.21's results): stateful ops in conds and loops, in order.
 STATE = [
     ("assign_in_if_in_loop", [("var", 0), 6], [693, 21]),
@@ -89,6 +207,22 @@ def _inputs(args: list) -> tuple[list, dict]:
     return inputs, feeds
 
 
+@pytest.mark.parametrize(("name", "args", "value", "grads"), GRADIENTS,
+                         ids=[f"{c[0]}-{c[1]}" for c in GRADIENTS])
+def test_gradients_match_tensorflow(name: str, args: list, value: float, grads: list) -> None:
+    inputs, feeds = _inputs(args)
+    out = tf.function(globals()[name])(*inputs)
+    floats = [t for t in inputs if t.dtype.base is tf.float32]
+    found = tf.gradients(out, floats)
+    assert all(g is not None for g in found)
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        got_value, got_grads = sess.run([out, found], feeds)
+    np.testing.assert_allclose(got_value, value, rtol=1e-6)
+    for got, want in zip(got_grads, grads):
+        np.testing.assert_allclose(got, want, rtol=1e-6)
+
+
 @pytest.mark.parametrize(("name", "args", "value"), STATE,
                          ids=[f"{c[0]}-{c[1]}" for c in STATE])
 def test_state_matches_tensorflow(name: str, args: list, value: object) -> None:
@@ -98,3 +232,21 @@ def test_state_matches_tensorflow(name: str, args: list, value: object) -> None:
         for _ in range(3):  # the same each run: the order is in the graph
             sess.run(tf.global_variables_initializer())
             np.testing.assert_array_equal(sess.run(out, feeds), value)
+
+
+def test_a_read_of_a_variable_the_loop_assigns_is_refused() -> None:
+    # The rebuilt loop would read the value after the call, not each iteration's (TF 2.21's
+    # while_v2 accumulates them); tfx refuses rather than give other gradients.
+    v = tf.Variable(1.0, use_resource=True)
+    x = tf.placeholder(tf.float32, [])
+
+    def grow(x):
+        def body(i, y):
+            v.assign_add(1.0)
+            return i + 1, y * v.read_value()
+
+        return tf.while_loop(lambda i, y: i < 3, body, [0, x])[1]
+
+    y = tf.function(grow)(x)
+    with pytest.raises(tf.errors.UnimplementedError, match="reads a variable the function also"):
+        tf.gradients(y, x)
