@@ -118,3 +118,7 @@ def test_bad_usage_exits_2(capsys, tmp_path) -> None:
     code, _, err = tfx_cli(capsys, "run", DEFAULT_GRAPH, "--master", "grpc://x:1",
                            "--devices", "cpu:0,cpu:1")
     assert code == 2 and "do not go together" in err
+    for extra in (["--steps", "2", "--checkpoint-dir", str(tmp_path)], ["--profile"],
+                  ["--trace", str(tmp_path / "t.json")]):
+        code, _, err = tfx_cli(capsys, "run", DEFAULT_GRAPH, "--master", "grpc://x:1", *extra)
+        assert code == 2 and "not with --master" in err
