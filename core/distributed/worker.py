@@ -235,38 +235,45 @@ class Worker:
             return pb.RunGraphResponse(status_code=code, status_error_message=message)
 
     def _run_graph(self, request: pb.RunGraphRequest, caller: Any) -> pb.RunGraphResponse:
-        session = self._session(request.session_handle)
-        with self._lock:
-            jobs = session.graphs.get(request.graph_handle)
-        if jobs is None:
-            raise NotFoundError(f"graph handle {request.graph_handle!r} is not registered on "
-                                f"{self.task}")
         sends = {item.name: tensor_from_proto(item.tensor, f"sent tensor {item.name!r}")
                  for item in request.send}
-        rendezvous = self._rendezvous(request.step_id)
-        timeout = caller.remaining() if caller is not None else None
-        state = StepState(session.resources, rendezvous, timeout)
-        done = threading.Event()
-        with self._lock:
-            self._running.setdefault(request.step_id, []).append((state, done))
-        if isinstance(caller, StepState):
-            state.cancelled = caller.cancelled  # an in-process caller: one step, one flag
-        elif caller is not None:
-            caller.add_callback(lambda: done.is_set() or _cancel(state, rendezvous))
-        try:
-            values = run_partitions(jobs, state, sends, list(request.recv_key), rendezvous)
-        finally:
-            with self._lock:
-                running = self._running.get(request.step_id, [])
-                running.remove((state, done))
-                if not running:
-                    self._running.pop(request.step_id, None)
-            done.set()
+        values = self.run_step(request.session_handle, request.graph_handle, request.step_id,
+                               sends, list(request.recv_key), caller)
         response = pb.RunGraphResponse()
         for key, value in zip(request.recv_key, values):
             response.recv.add(name=key, tensor=tensor_to_proto(
                 value, f"fetch {parse_key(key).tensor_name!r}"))
         return response
+
+    def run_step(self, session_handle: str, graph_handle: str, step_id: int,
+                 sends: dict[str, Any], recv_keys: list[str], caller: Any = None) -> list[Any]:
+        """RunGraph without the messages: what an in-process master calls, so the feeds
+        and fetches of its own task are not encoded only to be decoded again."""
+        session = self._session(session_handle)
+        with self._lock:
+            jobs = session.graphs.get(graph_handle)
+        if jobs is None:
+            raise NotFoundError(f"graph handle {graph_handle!r} is not registered on "
+                                f"{self.task}")
+        rendezvous = self._rendezvous(step_id)
+        timeout = caller.remaining() if caller is not None else None
+        state = StepState(session.resources, rendezvous, timeout)
+        done = threading.Event()
+        with self._lock:
+            self._running.setdefault(step_id, []).append((state, done))
+        if isinstance(caller, StepState):
+            state.cancelled = caller.cancelled  # an in-process caller: one step, one flag
+        elif caller is not None:
+            caller.add_callback(lambda: done.is_set() or _cancel(state, rendezvous))
+        try:
+            return run_partitions(jobs, state, sends, recv_keys, rendezvous)
+        finally:
+            with self._lock:
+                running = self._running.get(step_id, [])
+                running.remove((state, done))
+                if not running:
+                    self._running.pop(step_id, None)
+            done.set()
 
     def cleanup_graph(self, request: pb.CleanupGraphRequest) -> pb.CleanupGraphResponse:
         """End a step here: cancel what still runs of it, and return once it has stopped,
