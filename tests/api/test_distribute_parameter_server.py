@@ -1,0 +1,227 @@
+"""tf.compat.v1.distribute.experimental.ParameterServerStrategy on local clusters, against
+TensorFlow 2.21 (tests/data/parameter_server_strategy/generate.py ran the same model on
+tf.distribute.Servers; its values, devices and errors are in tf_values.json)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import tfx as tf
+
+pytestmark = pytest.mark.distributed
+
+TF = json.loads((Path(__file__).resolve().parents[1] / "data" / "parameter_server_strategy"
+                 / "tf_values.json").read_text())
+X = np.array([[1.0, 2.0], [3.0, -1.0], [0.5, 0.5], [-2.0, 1.0]], np.float32)
+Y = np.array([[1.0], [2.0], [0.5], [-1.0]], np.float32)
+
+
+@pytest.fixture()
+def cluster():
+    """(cluster spec, worker servers) of a local cluster of 2 workers and 2 ps tasks."""
+    workers, ps = tf.test.create_local_cluster(num_workers=2, num_ps=2)
+    spec = tf.train.ClusterSpec({"worker": [w.target[len("grpc://"):] for w in workers],
+                                 "ps": [p.target[len("grpc://"):] for p in ps]})
+    yield spec, workers
+    for server in workers + ps:
+        server.stop(0)
+
+
+def strategy_for(spec: tf.train.ClusterSpec, task_id: int, **kwargs):
+    resolver = tf.distribute.cluster_resolver.SimpleClusterResolver(
+        spec, task_type="worker", task_id=task_id, **kwargs)
+    return tf.distribute.experimental.ParameterServerStrategy(resolver)
+
+
+def build(strategy, optimizer, run=None):
+    """generate.py's model: y = x w + b, mean squared error, trained in the replica fn."""
+    with strategy.scope():
+        w = tf.get_variable("w", [2, 1], initializer=tf.constant_initializer([[0.5], [-1.0]]))
+        b = tf.get_variable("b", [1], initializer=tf.zeros_initializer())
+        step = tf.train.get_or_create_global_step()
+        dataset = tf.data.Dataset.from_tensor_slices((X, Y)).batch(2).repeat()
+        iterator = strategy.make_dataset_iterator(dataset)
+        x, y = iterator.get_next()
+
+        def train_step(x, y):
+            loss = tf.reduce_mean(tf.square(tf.matmul(x, w) + b - y))
+            train = optimizer().minimize(loss, global_step=step)
+            with tf.control_dependencies([train]):
+                return tf.identity(loss)
+
+        run = run or strategy.extended.call_for_each_replica
+        loss = run(train_step, args=(x, y))
+        total = strategy.reduce("SUM", loss, axis=None)
+    return w, b, step, iterator, loss, total
+
+
+def test_the_names() -> None:
+    from tfx.core.api.distribute_parameter_server_api import ParameterServerStrategy
+
+    assert tf.distribute.experimental.ParameterServerStrategy is ParameterServerStrategy
+    assert tf.compat.v1.distribute.experimental.ParameterServerStrategy is (
+        ParameterServerStrategy)
+
+
+def test_one_worker_trains_on_the_ps_tasks_as_tensorflow(cluster) -> None:
+    spec, workers = cluster
+    expected = TF["one_worker"]
+    strategy = strategy_for(spec, 0)
+    extended = strategy.extended
+    assert strategy.num_replicas_in_sync == expected["num_replicas_in_sync"]
+    assert list(extended.parameter_devices) == expected["parameter_devices"]
+    assert list(extended.worker_devices) == expected["worker_devices"]
+    assert [extended.experimental_between_graph, extended.experimental_should_init,
+            extended.should_checkpoint, extended.should_save_summary] == [
+        expected["between_graph"], expected["should_init"], expected["should_checkpoint"],
+        expected["should_save_summary"]]
+    config = strategy.update_config_proto(tf.ConfigProto())
+    assert list(config.device_filters) == expected["device_filters"]
+    assert config.isolate_session_state == expected["isolate_session_state"]
+    with tf.Graph().as_default() as graph:
+        w, b, step, iterator, loss, total = build(
+            strategy, lambda: tf.train.GradientDescentOptimizer(0.05))
+        with strategy.scope():
+            in_scope = tf.constant(1.0, name="in_scope")
+        assert [w.device, b.device, step.device] == expected["variable_devices"]
+        assert loss.device == expected["loss_device"]
+        assert total.device == expected["total_device"]
+        assert in_scope.device == expected["in_scope_device"]
+        ops = {op.name: op.device for op in graph.get_operations()}
+        for name, op_type, device in expected["op_devices"]:
+            if op_type in ("MatMul", "IteratorGetNext"):
+                assert ops[name] == device, name
+        # TensorFlow's ResourceApplyGradientDescent; tfx's reference variables apply with
+        # ApplyGradientDescent, on the same ps tasks.
+        applies = {op.name: op.device for op in graph.get_operations()
+                   if op.type == "ApplyGradientDescent"}
+        assert applies == {"GradientDescent/update_w/ApplyGradientDescent": "/job:ps/task:0",
+                           "GradientDescent/update_b/ApplyGradientDescent": "/job:ps/task:1"}
+        with tf.Session(workers[0].target) as sess:
+            sess.run(tf.global_variables_initializer())
+            sess.run(iterator.initializer)
+            losses = [float(sess.run(total)) for _ in range(3)]
+            w_value, b_value, step_value = sess.run([w, b, step])
+    np.testing.assert_allclose(losses, expected["losses"], rtol=1e-6)
+    np.testing.assert_allclose(w_value, expected["w"], rtol=1e-6)
+    np.testing.assert_allclose(b_value, expected["b"], rtol=1e-6)
+    assert step_value == expected["step"]
+
+
+def test_two_workers_share_the_ps_variables_with_adam(cluster) -> None:
+    spec, workers = cluster
+    expected = TF["two_workers"]
+    sessions = []
+    for task in range(2):
+        strategy = strategy_for(spec, task)
+        assert strategy.extended.experimental_should_init == expected["should_init"][task]
+        graph = tf.Graph()
+        with graph.as_default():
+            w, b, step, iterator, _, total = build(strategy,
+                                                    lambda: tf.train.AdamOptimizer(0.1))
+            init = tf.global_variables_initializer()
+            start = iterator.initializer
+        devices = {op.name: op.device for op in graph.get_operations()}
+        # The slots sit with their variables, Adam's powers with the first variable by
+        # name ("b"), as in TensorFlow's graph.
+        for name, op_type, device in expected["op_devices"][task]:
+            if op_type == "VarHandleOp":
+                assert devices[name] == device, name
+        sess = tf.Session(workers[task].target, graph=graph)
+        if task == 0:
+            sess.run(init)
+        sess.run(start)
+        sessions.append((sess, w, b, step, total))
+    try:
+        losses = [float(sessions[turn % 2][0].run(sessions[turn % 2][4]))
+                  for turn in range(4)]
+        sess, w, b, step, _ = sessions[1]
+        w_value, b_value, step_value = sess.run([w, b, step])
+    finally:
+        for s in sessions:
+            s[0].close()
+    np.testing.assert_allclose(losses, expected["losses"], rtol=1e-6)
+    np.testing.assert_allclose(w_value, expected["w"], rtol=1e-6)
+    np.testing.assert_allclose(b_value, expected["b"], rtol=1e-6)
+    assert step_value == expected["step"]
+
+
+def test_run_returns_the_replica_results(cluster) -> None:
+    # TensorFlow 2.21's run (and experimental_distribute_dataset) of this class drop their
+    # result and return None (recorded); tfx returns it, so the step built by run and
+    # minimize trains as call_for_each_replica's does.
+    spec, workers = cluster
+    assert TF["errors"]["run_and_distribute_dataset_return_none"] == [True, True]
+    strategy = strategy_for(spec, 0)
+    with tf.Graph().as_default():
+        w, b, step, iterator, loss, total = build(
+            strategy, lambda: tf.train.GradientDescentOptimizer(0.05), run=strategy.run)
+        with strategy.scope():
+            distributed = strategy.experimental_distribute_dataset(
+                tf.data.Dataset.range(4).batch(2))
+            batches = distributed.make_initializable_iterator()
+            batch = batches.get_next()
+        with tf.Session(workers[0].target) as sess:
+            sess.run(tf.global_variables_initializer())
+            sess.run([iterator.initializer, batches.initializer])
+            losses = [float(sess.run(loss)) for _ in range(3)]
+            np.testing.assert_array_equal(sess.run(batch), [0, 1])
+    np.testing.assert_allclose(losses, TF["one_worker"]["losses"], rtol=1e-6)
+
+
+def test_errors_are_tensorflows() -> None:
+    errors = TF["errors"]
+    no_ps = tf.train.ClusterSpec({"worker": ["localhost:1"]})
+    both = tf.train.ClusterSpec({"worker": ["localhost:1", "localhost:2"],
+                                 "ps": ["localhost:3"]})
+    with pytest.raises(ValueError) as info:
+        strategy_for(no_ps, 0)
+    assert [type(info.value).__name__, str(info.value)] == errors["no_ps"]
+    with pytest.raises(ValueError) as info:
+        tf.distribute.experimental.ParameterServerStrategy(
+            tf.distribute.cluster_resolver.SimpleClusterResolver(both))
+    assert [type(info.value).__name__, str(info.value)] == errors["no_task"]
+    strategy = strategy_for(both, 0)
+    with tf.Graph().as_default(), strategy.scope():
+        with pytest.raises(ValueError) as info:
+            strategy.extended.reduce_to("SUM", tf.constant(1.0), "/job:worker/task:1")
+        assert [type(info.value).__name__, str(info.value)] == errors["reduce_to_other_worker"]
+        with pytest.raises(ValueError, match=r"^You can not update `var` .*Const.* It must "
+                                             r"be a Variable\.$"):
+            strategy.extended.update(tf.constant(1.0), lambda v: v)
+    assert errors["update_tensor"][1].startswith("You can not update `var` <tf.Tensor 'Const")
+
+
+def test_without_a_cluster_it_is_local(monkeypatch) -> None:
+    monkeypatch.delenv("TF_CONFIG", raising=False)
+    expected = TF["local"]
+    strategy = tf.distribute.experimental.ParameterServerStrategy()
+    assert list(strategy.extended.parameter_devices) == expected["parameter_devices"]
+    assert list(strategy.extended.worker_devices) == expected["worker_devices"]
+    config = strategy.update_config_proto(tf.ConfigProto())
+    assert config.isolate_session_state == expected["isolate_session_state"]
+    with tf.Graph().as_default():
+        with strategy.scope():
+            v = tf.Variable(1.0, name="v")
+            doubled = strategy.extended.call_for_each_replica(lambda: v * 2.0)
+        assert v.device == expected["variable_device"]
+        with tf.Session() as sess:
+            sess.run(v.initializer)
+            assert sess.run(doubled) == 2.0
+
+
+def test_configure_turns_a_local_strategy_into_a_worker() -> None:
+    strategy = tf.distribute.experimental.ParameterServerStrategy(
+        tf.distribute.cluster_resolver.SimpleClusterResolver(tf.train.ClusterSpec({})))
+    config = tf.ConfigProto()
+    strategy.configure(config, cluster_spec={"worker": ["a:1", "b:1"], "ps": ["c:1"]},
+                       task_type="worker", task_id=1)
+    assert strategy.extended.worker_devices == ("/job:worker/replica:0/task:1/device:CPU:0",)
+    assert strategy.extended.parameter_devices == ("/job:ps/task:0",)
+    assert not strategy.extended.experimental_should_init
+    assert list(config.device_filters) == ["/job:worker/task:1", "/job:ps"]
+    assert not config.isolate_session_state

@@ -1,0 +1,198 @@
+"""Record TensorFlow 2.21's tf.compat.v1.distribute.experimental.ParameterServerStrategy in
+graph mode (TF1 behaviour: ref variables) on local clusters, for
+tests/api/test_distribute_parameter_server.py.
+
+Run with TensorFlow installed: python tests/data/parameter_server_strategy/generate.py
+Writes tf_values.json next to this file.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+from pathlib import Path
+
+import numpy as np
+import tensorflow as tf
+
+tf1 = tf.compat.v1
+tf1.disable_v2_behavior()
+
+X = np.array([[1.0, 2.0], [3.0, -1.0], [0.5, 0.5], [-2.0, 1.0]], np.float32)
+Y = np.array([[1.0], [2.0], [0.5], [-1.0]], np.float32)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("localhost", 0))
+        return s.getsockname()[1]
+
+
+def local_cluster(num_workers: int, num_ps: int):
+    spec = tf.train.ClusterSpec({
+        "worker": [f"localhost:{free_port()}" for _ in range(num_workers)],
+        "ps": [f"localhost:{free_port()}" for _ in range(num_ps)]})
+    workers = [tf.distribute.Server(spec, job_name="worker", task_index=i)
+               for i in range(num_workers)]
+    ps = [tf.distribute.Server(spec, job_name="ps", task_index=i) for i in range(num_ps)]
+    return spec, workers, ps
+
+
+def strategy_for(spec, task_id: int):
+    resolver = tf.distribute.cluster_resolver.SimpleClusterResolver(
+        spec, task_type="worker", task_id=task_id)
+    return tf1.distribute.experimental.ParameterServerStrategy(resolver)
+
+
+def build(strategy, optimizer):
+    """The model of the tests: y = x w + b, mean squared error, one global step."""
+    with strategy.scope():
+        w = tf1.get_variable("w", [2, 1], initializer=tf1.constant_initializer([[0.5], [-1.0]]))
+        b = tf1.get_variable("b", [1], initializer=tf1.zeros_initializer())
+        step = tf1.train.get_or_create_global_step()
+        dataset = tf1.data.Dataset.from_tensor_slices((X, Y)).batch(2).repeat()
+        iterator = strategy.make_dataset_iterator(dataset)
+        x, y = (v.values[0] for v in iterator.get_next())
+
+        def train_step(x, y):
+            loss = tf1.reduce_mean(tf1.square(tf1.matmul(x, w) + b - y))
+            train = optimizer().minimize(loss, global_step=step)
+            with tf1.control_dependencies([train]):
+                return tf1.identity(loss)
+
+        loss = strategy.extended.call_for_each_replica(train_step, args=(x, y))
+        total = strategy.reduce("SUM", loss, axis=None)
+    return w, b, step, iterator, loss, total
+
+
+def devices(graph, types):
+    return sorted([op.name, op.type, op.device] for op in graph.get_operations()
+                  if op.type in types or "/job:ps" in op.device)
+
+
+def one_worker() -> dict:
+    spec, workers, ps = local_cluster(1, 2)
+    strategy = strategy_for(spec, 0)
+    out = {
+        "num_replicas_in_sync": strategy.num_replicas_in_sync,
+        "parameter_devices": list(strategy.extended.parameter_devices),
+        "worker_devices": list(strategy.extended.worker_devices),
+        "between_graph": strategy.extended.experimental_between_graph,
+        "should_init": strategy.extended.experimental_should_init,
+        "should_checkpoint": strategy.extended.should_checkpoint,
+        "should_save_summary": strategy.extended.should_save_summary,
+    }
+    config = strategy.update_config_proto(tf1.ConfigProto())
+    out["device_filters"] = list(config.device_filters)
+    out["isolate_session_state"] = config.isolate_session_state
+    with tf1.Graph().as_default() as graph:
+        w, b, step, iterator, loss, total = build(
+            strategy, lambda: tf1.train.GradientDescentOptimizer(0.05))
+        with strategy.scope():
+            in_scope = tf1.constant(1.0, name="in_scope")
+        out["variable_devices"] = [w.device, b.device, step.device]
+        out["loss_device"] = loss.device
+        out["total_device"] = total.device
+        out["in_scope_device"] = in_scope.device
+        out["op_devices"] = devices(graph, ("VariableV2", "ApplyGradientDescent", "AssignAdd",
+                                            "MatMul", "IteratorGetNext"))
+        with tf1.Session(workers[0].target) as sess:
+            sess.run(tf1.global_variables_initializer())
+            sess.run(iterator.initializer)
+            out["losses"] = [float(sess.run(total)) for _ in range(3)]
+            wv, bv, sv = sess.run([w, b, step])
+        out["w"], out["b"], out["step"] = wv.tolist(), bv.tolist(), int(sv)
+    return out
+
+
+def two_workers() -> dict:
+    """Between-graph replication: each worker builds its graph with its own strategy; worker
+    0 initializes, then they take turns. Adam's slots and powers sit with the variables."""
+    spec, workers, ps = local_cluster(2, 2)
+    out: dict = {"should_init": [], "op_devices": []}
+    sessions = []
+    for task in range(2):
+        strategy = strategy_for(spec, task)
+        out["should_init"].append(strategy.extended.experimental_should_init)
+        graph = tf1.Graph()
+        with graph.as_default():
+            w, b, step, iterator, loss, total = build(
+                strategy, lambda: tf1.train.AdamOptimizer(0.1))
+            init = tf1.global_variables_initializer()
+            start = iterator.initializer
+        out["op_devices"].append(devices(graph, ("VariableV2", "ApplyAdam")))
+        sess = tf1.Session(workers[task].target, graph=graph)
+        if task == 0:
+            sess.run(init)
+        sess.run(start)
+        sessions.append((sess, w, b, step, total))
+    out["losses"] = []
+    for turn in range(4):
+        sess, _, _, _, total = sessions[turn % 2]
+        out["losses"].append(float(sess.run(total)))
+    sess, w, b, step, _ = sessions[1]
+    wv, bv, sv = sess.run([w, b, step])
+    out["w"], out["b"], out["step"] = wv.tolist(), bv.tolist(), int(sv)
+    return out
+
+
+def errors() -> dict:
+    out = {}
+
+    def record(name, fn):
+        try:
+            fn()
+            out[name] = None
+        except Exception as e:  # noqa: BLE001 - recording what TensorFlow raises
+            out[name] = [type(e).__name__, str(e)]
+
+    no_ps = tf.train.ClusterSpec({"worker": ["localhost:1"]})
+    both = tf.train.ClusterSpec({"worker": ["localhost:1", "localhost:2"], "ps": ["localhost:3"]})
+    record("no_ps", lambda: tf1.distribute.experimental.ParameterServerStrategy(
+        tf.distribute.cluster_resolver.SimpleClusterResolver(no_ps, task_type="worker",
+                                                             task_id=0)))
+    record("no_task", lambda: tf1.distribute.experimental.ParameterServerStrategy(
+        tf.distribute.cluster_resolver.SimpleClusterResolver(both)))
+    strategy = strategy_for(both, 0)
+
+    def reduce_elsewhere():
+        with tf1.Graph().as_default(), strategy.scope():
+            strategy.extended.reduce_to("SUM", tf1.constant(1.0), "/job:worker/task:1")
+
+    record("reduce_to_other_worker", reduce_elsewhere)
+
+    def update_tensor():
+        with tf1.Graph().as_default(), strategy.scope():
+            strategy.extended.update(tf1.constant(1.0), lambda v: v)
+
+    record("update_tensor", update_tensor)
+
+    def dropped_results():
+        # TensorFlow's overrides of run and experimental_distribute_dataset drop the result.
+        with tf1.Graph().as_default(), strategy.scope():
+            dataset = tf1.data.Dataset.range(4).batch(2)
+            return [strategy.run(lambda: tf1.constant(1.0)) is None,
+                    strategy.experimental_distribute_dataset(dataset) is None]
+
+    out["run_and_distribute_dataset_return_none"] = dropped_results()
+    return out
+
+
+def local() -> dict:
+    strategy = tf1.distribute.experimental.ParameterServerStrategy()
+    config = strategy.update_config_proto(tf1.ConfigProto())
+    with tf1.Graph().as_default():
+        with strategy.scope():
+            v = tf1.Variable(1.0, name="v")
+    return {"parameter_devices": list(strategy.extended.parameter_devices),
+            "worker_devices": list(strategy.extended.worker_devices),
+            "isolate_session_state": config.isolate_session_state,
+            "variable_device": v.device}
+
+
+if __name__ == "__main__":
+    values = {"one_worker": one_worker(), "two_workers": two_workers(), "errors": errors(),
+              "local": local()}
+    path = Path(__file__).resolve().parent / "tf_values.json"
+    path.write_text(json.dumps(values, indent=1) + "\n")
+    print(json.dumps(values, indent=1))
