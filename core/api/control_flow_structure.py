@@ -68,7 +68,6 @@ class LoopInfo:
     next_iterations: list[str | None] = field(default_factory=list)
     exits: list[str | None] = field(default_factory=list)
     loop_cond: str | None = None
-    constants: list[str] = field(default_factory=list)  # constant Enters
 
     def skeleton(self) -> list[str]:
         """The nodes every rebuilt copy of the loop needs, whichever variables it uses."""
@@ -126,7 +125,6 @@ class Structure:
     loop or cond); `closes[name]` is the cond a `Merge` closes."""
 
     contexts: dict[str, Context]
-    output_contexts: dict[tuple[str, int], Context]  # where a Switch's or Exit's value lies
     closes: dict[str, CondInfo]
     loops: list[LoopInfo]
     conds: list[CondInfo]
@@ -197,9 +195,7 @@ def infer_structure(graph: Any) -> Structure:
                 loop = LoopInfo(frame, node.attr["parallel_iterations"].i,
                                 value_context(node.inputs[0]))
                 loops[frame] = loop
-            if node.attr["is_constant"].b:
-                loop.constants.append(node.name)
-            else:
+            if not node.attr["is_constant"].b:
                 loop.enters.append(node.name)
             ctx = loop
         elif node.op in _SWITCHES and node.inputs[0] == node.inputs[1]:
@@ -219,9 +215,10 @@ def infer_structure(graph: Any) -> Structure:
             if isinstance(ctx, LoopInfo):
                 output_contexts[(node.name, 0)] = ctx.outer
         elif node.op in _MERGES and any(o.node.op in _ENTERS | _NEXT_ITERATIONS
-                                        for o in node.inputs):
+                                        for o in node.inputs) and any(
+                o.node.op in _ENTERS and o.node.name in contexts for o in node.inputs):
             ctx = next(contexts[o.node.name] for o in node.inputs
-                       if o.node.name in contexts and o.node.op in _ENTERS)
+                       if o.node.op in _ENTERS and o.node.name in contexts)
         else:
             ctx = None
             if node.op in _MERGES:
@@ -235,7 +232,7 @@ def infer_structure(graph: Any) -> Structure:
         contexts[node.name] = ctx
     for loop in loops.values():
         _fill_loop(graph, loop)
-    return Structure(contexts, output_contexts, closes, list(loops.values()),
+    return Structure(contexts, closes, list(loops.values()),
                      list(cond_by_header.values()))
 
 

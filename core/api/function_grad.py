@@ -52,9 +52,9 @@ from tfx.core.api.control_flow_structure import ContextRebuilder, Structure, inf
 from tfx.core.api.function_tracing import (
     FuncGraph,
     _output_arg_names,
-    _traced_by_name,
     _unique_function_name,
     call,
+    loop_variable_shapes,
     trace_with,
 )
 from tfx.core.api.gradients import RegisterGradient, gradients, is_trainable
@@ -195,21 +195,21 @@ _ROUTING = frozenset({"Enter", "RefEnter", "Switch", "RefSwitch", "Identity", "R
 # Stateful ops that only read a resource variable.
 _READS = frozenset({"ReadVariableOp", "ResourceGather", "ResourceGatherNd", "VariableShape"})
 
-# A forward copy made by `_expose` -> the traced function it copies.
+# A forward copy made by `_expose` -> the function it copies.
 _origins: dict[str, str] = {}
 
 
-def _traced_graph(op: Operation) -> FuncGraph | None:
-    """The FuncGraph the function `op` calls was traced in, while it is alive."""
+def _loop_shapes(op: Operation) -> dict[str, tuple | None]:
+    """The loop variables' shapes of the function `op` calls, where shape invariants
+    loosened them when it was traced."""
     name = op.get_attr("f").name
-    traced = _traced_by_name.get(_origins.get(name, name))
-    return traced.graph if traced is not None else None
+    return loop_variable_shapes(_origins.get(name, name))
 
 
 def _rebuild_body(func_graph: FuncGraph, instance: Instance, structure: Structure,
                   needed: set[str], given: dict[tuple[str, int], Tensor],
                   inputs: list[Tensor], outputs: list[int],
-                  traced: FuncGraph | None) -> list[Tensor]:
+                  loop_shapes: dict[str, tuple | None]) -> list[Tensor]:
     """The needed part of the forward body, built again in `func_graph` on `inputs`;
     returns the body outputs `outputs`.
 
@@ -220,8 +220,8 @@ def _rebuild_body(func_graph: FuncGraph, instance: Instance, structure: Structur
     gradients reach the variable.
 
     v1 loops and conds get their contexts back (`ContextRebuilder`); a loop variable's
-    Enter keeps the shape it had when traced (`traced`, the forward FuncGraph, if still
-    alive), which a shape invariant may have loosened."""
+    Enter whose shape a shape invariant loosened gets that shape again (`loop_shapes`),
+    as while_loop sets it."""
     from tfx.core.api.ops_api import apply_op
 
     values = {key: t for key, t in given.items()}
@@ -256,8 +256,8 @@ def _rebuild_body(func_graph: FuncGraph, instance: Instance, structure: Structur
         built[node.name] = op
         back_edges += [(op, k, node.inputs[k].node.name, node.inputs[k].index)
                        for k in pending]
-        if node.op in ("Enter", "RefEnter") and traced is not None:
-            _traced_shape(op, traced)
+        if node.name in loop_shapes:
+            op.outputs[0]._shape = loop_shapes[node.name]
         if shadowed:
             fixed = [values[(node.name, k)] for k in range(len(op.outputs))]
             with func_graph.gradient_override_map({"IdentityN": _TIE}):
@@ -313,15 +313,6 @@ def _rebuild_order(body: Any, needed: set[str], structure: Structure) -> list[An
 
 
 _BACK_EDGES = frozenset({"NextIteration", "RefNextIteration"})
-
-
-def _traced_shape(enter: Operation, traced: FuncGraph) -> None:
-    """Give a rebuilt Enter the shape it had in the traced body (a loop variable's shape
-    invariant), as while_loop sets it."""
-    original = traced._ops.get(enter.name)
-    if original is None or original.type != enter.type:
-        return
-    enter.outputs[0]._shape = original.outputs[0]._shape
 
 
 def _without_side_effects(graph: Any, func: graph_pb2.AttrValue) -> graph_pb2.AttrValue:
@@ -403,7 +394,7 @@ def _call_grad(op: Operation, *grads: Any) -> list:
                                                        exposed[key].shape, f"forward_{j}")
                  for j, key in enumerate(keys)}
         outputs = _rebuild_body(func_graph, instance, structure, needed, given, inputs,
-                                present, _traced_graph(op))
+                                present, _loop_shapes(op))
         result = gradients(outputs, inputs, grad_ys=seeds)
         return [None if g is None or not _flows_back(t.dtype) else convert_to_tensor(g)
                 for g, t in zip(result, op.inputs)]

@@ -406,7 +406,23 @@ def trace_with(build: Callable[[FuncGraph], Any], base: str,
         is_stateful=fdef.signature.is_stateful, graph=func_graph,
         structured_outputs=structured, function_def=fdef)
     _traced_by_name[fname] = traced
+    relaxed = {op.name: op.outputs[0]._shape for op in func_graph.get_operations()
+               if op.type in _LOOP_ENTERS and not op.get_attr("is_constant")
+               and op.outputs[0]._shape != op.inputs[0]._shape}
+    if relaxed:
+        _loop_variable_shapes[fname] = relaxed
     return traced
+
+
+# Function name -> {a v1 loop variable's Enter: its shape}, where a shape invariant made it
+# less specific than the value entering (the FunctionDef does not say; a call's gradient
+# rebuilding the body needs it).
+_loop_variable_shapes: dict[str, dict[str, tuple | None]] = {}
+
+
+def loop_variable_shapes(name: str) -> dict[str, tuple | None]:
+    """The Enters of function `name`'s v1 loops whose shape a shape invariant loosened."""
+    return _loop_variable_shapes.get(name, {})
 
 
 # --- shapes of a call ------------------------------------------------------------------------

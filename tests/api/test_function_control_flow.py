@@ -250,3 +250,42 @@ def test_a_read_of_a_variable_the_loop_assigns_is_refused() -> None:
     y = tf.function(grow)(x)
     with pytest.raises(tf.errors.UnimplementedError, match="reads a variable the function also"):
         tf.gradients(y, x)
+
+
+def test_gradient_graph_runs_in_tensorflow(graph: tf.Graph, tensorflow_run) -> None:
+    # The backward functions hold v1 loops, conds and gradient stacks; TensorFlow 2.21 runs
+    # the same GraphDef (with its function library) to the same values.
+    x = tf.placeholder(tf.float32, [], name="x")
+    c = tf.placeholder(tf.float32, [], name="c")
+    y = tf.function(cond_in_loop)(x, c) + tf.function(loop_in_loop)(x * c)
+    fetches = [t.name for t in [y, *tf.gradients(y, [x, c])]]
+    feeds = {x: 1.25, c: 0.75}
+    with tf.Session() as sess:
+        mine = sess.run(fetches, feeds)
+    theirs = tensorflow_run(graph.as_graph_def(), fetches,
+                            {"x:0": np.float32(1.25), "c:0": np.float32(0.75)})
+    np.testing.assert_allclose(mine, [float(t) for t in theirs], rtol=1e-6)
+
+
+def test_loop_variable_with_a_shape_invariant() -> None:
+    # TF 2.21's while_v2 gradient fails on this growing loop variable (its gradient comes
+    # back with the initial shape); the reference is the closed form: the result is
+    # sum_k x0^2k + x1^2k for k = 1..4.
+    def grow(x):
+        def body(i, z):
+            return i + 1, tf.concat([z, z[-2:] * x], 0)
+
+        z = tf.while_loop(lambda i, z: i < 3, body, [0, x],
+                          shape_invariants=[tf.TensorShape([]), tf.TensorShape([None])])[1]
+        return tf.reduce_sum(z * z)
+
+    x = tf.placeholder(tf.float32, [2])
+    y = tf.function(grow)(x)
+    (dx,) = tf.gradients(y, x)
+    value = np.array([1.0, 2.0], np.float32)
+    k = np.arange(1, 5)
+    with tf.Session() as sess:
+        got, got_dx = sess.run([y, dx], {x: value})
+    np.testing.assert_allclose(got, sum((value[:, None] ** (2 * k)).sum(1)), rtol=1e-6)
+    np.testing.assert_allclose(got_dx, (2 * k * value[:, None] ** (2 * k - 1)).sum(1),
+                               rtol=1e-6)
