@@ -10,7 +10,10 @@ master and times the same graphs on both:
 * `rpc_null`: y = x + 1 on worker 0 (the client -> master -> worker round trip);
 * `cross_task_scalar`: x is doubled on worker 1 and incremented on worker 0 (a
   scalar crosses between tasks both ways);
-* `cross_task_4mb`: the same with a 1M-float (4 MB) tensor.
+* `cross_task_4mb`: the same with a 1M-float (4 MB) tensor;
+* `two_towers_one_task` / `two_towers_two_tasks`: two towers of six 512x512
+  matmuls, both on worker 0 or one per task: the second should take about half
+  the first's time on two cores (each task is a process of its own).
 
 Median step times and tfx/TF ratios are printed; the target (a goal to read, not an
 assertion) is to be no slower than TensorFlow's runtime.
@@ -86,8 +89,23 @@ def _graphs(tf: object) -> dict[str, Callable[[], tuple]]:
                 return doubled + 1.0, x, np.ones(size, np.float32)
         return build
 
+    def towers(tasks: tuple[int, int]) -> Callable[[], tuple]:
+        def build() -> tuple:
+            x = v1.placeholder(tf.float32, [512, 512])
+            outputs = []
+            for tower, task in enumerate(tasks):
+                with tf.device(f"/job:worker/task:{task}"):
+                    h = x + float(tower)
+                    for _ in range(6):
+                        h = tf.matmul(h, h) * 1e-3
+                    outputs.append(tf.reduce_sum(h))
+            with tf.device("/job:worker/task:0"):
+                return tf.add_n(outputs), x, np.ones((512, 512), np.float32)
+        return build
+
     return {"rpc_null": null, "cross_task_scalar": cross(1),
-            "cross_task_4mb": cross(1 << 20)}
+            "cross_task_4mb": cross(1 << 20), "two_towers_one_task": towers((0, 0)),
+            "two_towers_two_tasks": towers((0, 1))}
 
 
 def _time(tf: object, target: str, build: Callable[[], tuple], steps: int) -> float:
@@ -146,15 +164,19 @@ def main(argv: list[str] | None = None) -> None:
                      "tf_ms": None if theirs is None else theirs * 1e3,
                      "ratio": None if theirs is None else ours / theirs,
                      "target": TARGET_RATIO})
+    scaling = {kind: times["two_towers_one_task"] / times["two_towers_two_tasks"]
+               for kind, times in results.items() if times}
     if args.json:
-        print(json.dumps(rows, indent=1))
+        print(json.dumps({"rows": rows, "two_task_speedup": scaling}, indent=1))
         return
-    print(f"{'benchmark':<20} {'tfx ms':>9} {'TF ms':>9} {'tfx/TF':>7}  target")
+    print(f"{'benchmark':<22} {'tfx ms':>9} {'TF ms':>9} {'tfx/TF':>7}  target")
     for row in rows:
         tf_ms = "-" if row["tf_ms"] is None else f"{row['tf_ms']:9.3f}"
         ratio = "-" if row["ratio"] is None else f"{row['ratio']:7.2f}"
-        print(f"{row['benchmark']:<20} {row['tfx_ms']:9.3f} {tf_ms:>9} {ratio:>7}  "
+        print(f"{row['benchmark']:<22} {row['tfx_ms']:9.3f} {tf_ms:>9} {ratio:>7}  "
               f"<= {row['target']}")
+    print("two towers, one task per tower vs both on one task: "
+          + ", ".join(f"{kind} {speedup:.2f}x" for kind, speedup in scaling.items()))
 
 
 if __name__ == "__main__":

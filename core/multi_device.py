@@ -242,18 +242,25 @@ def cut_step(graph: Graph, feeds: Sequence[str], fetches: Sequence[str],
 
 
 def compile_partition(piece: StepPartition, device_type: str = "CPU",
-                      kernels: OpSegment | None = None) -> PartitionJob:
-    """Build the plan one device runs for a step (no feeds, no fetches of its own)."""
+                      kernels: OpSegment | None = None, *,
+                      one_kernel_at_a_time: bool = True) -> PartitionJob:
+    """Build the plan one device runs for a step (no feeds, no fetches of its own).
+
+    A device runs one kernel at a time, on its partition's thread, as the placer's
+    simulation assumes of the virtual devices that share this process's cores:
+    parallelism comes from the devices. A device that is a whole machine (a task's
+    only CPU) runs independent expensive kernels at once, as a Session does
+    (`one_kernel_at_a_time=False`).
+    """
     prepared = build_plan(piece.graph, [], [], list(piece.targets), device_type,
                           kernels=kernels)
-    # A device runs one kernel at a time, on its partition's thread, as the placer's
-    # simulation assumes: parallelism comes from the devices, not from a shared pool.
     # A feed's Recv finds its value at once (the client sends every feed before the
     # partitions start), so it runs inline rather than on the blocking pool.
     client_recvs = {node.name for node in piece.graph
                     if node.op == "_Recv" and node.attrs.get("client_terminated")}
     for plan_node in prepared.plan.nodes:
-        plan_node.expensive = False
+        if one_kernel_at_a_time:
+            plan_node.expensive = False
         if plan_node.name in client_recvs:
             plan_node.blocking = False
     return PartitionJob(piece.device, prepared)

@@ -158,8 +158,10 @@ class Worker:
     # --- graphs -------------------------------------------------------------------------
     def register_graph(self, request: pb.RegisterGraphRequest) -> pb.RegisterGraphResponse:
         session = self._session(request.session_handle)
+        # A task with one CPU device gives it the whole machine; several split it.
+        whole_machine = len(self.devices) == 1
         jobs = tuple(compile_partition(piece, self.devices.get(piece.device).kernels,
-                                       session.kernels)
+                                       session.kernels, one_kernel_at_a_time=not whole_machine)
                      for piece in self._split(request.graph_def))
         handle = f"{self.task}/graph_{next(self._handles)}"
         with self._lock:
