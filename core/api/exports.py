@@ -142,6 +142,7 @@ from tfx.core.api import test_stubs_api as _test_stubs_api
 from tfx.core.api import test_util_api as _test_util_api
 from tfx.core.api import text_api as _text_api
 from tfx.core.api import train_api as _train_api
+from tfx.core.api import train_experimental_api as _train_experimental_api
 from tfx.core.api import train_loop_api as _train_loop_api
 from tfx.core.api import types_api as _types_api
 from tfx.core.api import unicode_api as _unicode_api
@@ -1045,6 +1046,14 @@ train = _namespace("train", _train_api.__doc__,
                    SyncReplicasOptimizer=_sync_replicas_api.SyncReplicasOptimizer,
                    do_quantize_training_on_graphdef=(
                        _quantize_training_api.do_quantize_training_on_graphdef),
+                   experimental=_namespace(
+                       "train.experimental", _train_experimental_api.__doc__,
+                       [_train_experimental_api],
+                       **_named(["DynamicLossScale", "FixedLossScale", "LossScale",
+                                 "MixedPrecisionLossScaleOptimizer",
+                                 "disable_mixed_precision_graph_rewrite",
+                                 "enable_mixed_precision_graph_rewrite"],
+                                _mixed_precision_api)),
                    sdca_fprint=_sdca_api.sdca_fprint,
                    sdca_optimizer=_sdca_api.sdca_optimizer,
                    sdca_shrink_l1=_sdca_api.sdca_shrink_l1,
