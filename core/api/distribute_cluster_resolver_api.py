@@ -17,6 +17,11 @@ this task's identity (`task_type`, `task_id`, `rpc_layer`, `environment`).
   concatenated; sparse task maps merged, a task index given twice refused) and
   otherwise answers as its first resolver.
 
+The namespace also holds the resolvers that ask a cluster manager:
+`SlurmClusterResolver` (distribute_slurm_resolver_api), `KubernetesClusterResolver`
+and `GCEClusterResolver` (distribute_cloud_resolver_api) and `TPUClusterResolver`
+(distribute_tpu_api).
+
 `num_accelerators` counts the accelerators (GPUs) of a task: tfx can only look at
 its own process, so the base implementation answers for an in-process master and
 refuses a remote one.

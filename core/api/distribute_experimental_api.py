@@ -34,11 +34,12 @@ from tfx.core.api.distribute_cross_device_api import (
 from tfx.core.api.distribute_lib import Strategy
 from tfx.core.api.distribute_mirrored_api import MirroredExtended, create_mirrored_variable
 from tfx.core.api.distribute_parameter_server_api import ParameterServerStrategy
+from tfx.core.api.distribute_tpu_api import TPUStrategy
 from tfx.core.errors import UnimplementedError
 
 __all__ = ["CommunicationImplementation", "CollectiveCommunication", "CommunicationOptions",
            "CollectiveHints", "CentralStorageStrategy", "MultiWorkerMirroredStrategy",
-           "ParameterServerStrategy"]
+           "ParameterServerStrategy", "TPUStrategy"]
 
 
 class CommunicationImplementation(enum.Enum):

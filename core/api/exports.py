@@ -47,11 +47,14 @@ from tfx.core.api import data_structure as _data_structure
 from tfx.core.api import debugging_api as _debugging_api
 from tfx.core.api import device_setter_api as _device_setter_api
 from tfx.core.api import dispatch_api as _dispatch_api
+from tfx.core.api import distribute_cloud_resolver_api as _distribute_cloud_resolver_api
 from tfx.core.api import distribute_cluster_resolver_api as _distribute_cluster_resolver_api
 from tfx.core.api import distribute_cross_device_api as _distribute_cross_device_api
 from tfx.core.api import distribute_experimental_api as _distribute_experimental_api
 from tfx.core.api import distribute_lib as _distribute_lib
 from tfx.core.api import distribute_mirrored_api as _distribute_mirrored_api
+from tfx.core.api import distribute_slurm_resolver_api as _distribute_slurm_resolver_api
+from tfx.core.api import distribute_tpu_api as _distribute_tpu_api
 from tfx.core.api import distributions_api as _distributions_api
 from tfx.core.api import distributions_discrete_api as _distributions_discrete_api
 from tfx.core.api import distributions_gamma_api as _distributions_gamma_api
@@ -888,7 +891,12 @@ distribute = _namespace(
     Server=_server.Server,
     cluster_resolver=_namespace("distribute.cluster_resolver",
                                 _distribute_cluster_resolver_api.__doc__,
-                                [_distribute_cluster_resolver_api]),
+                                [_distribute_cluster_resolver_api],
+                                _distribute_cloud_resolver_api.GCEClusterResolver,
+                                _distribute_cloud_resolver_api.KubernetesClusterResolver,
+                                _distribute_cloud_resolver_api.KubernetesExecutableLocation,
+                                _distribute_slurm_resolver_api.SlurmClusterResolver,
+                                _distribute_tpu_api.TPUClusterResolver),
     experimental=_namespace("distribute.experimental", _distribute_experimental_api.__doc__,
                             [_distribute_experimental_api]))
 experimental = _namespace(
