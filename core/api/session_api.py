@@ -97,7 +97,13 @@ class Session(core_session.Session):
         if isinstance(target, str) and target.startswith("grpc://"):
             from tfx.core.distributed.client import GrpcSession
 
-            self._remote = GrpcSession(target, self._config)
+            config = self._config
+            if timeout is not None and not config.operation_timeout_in_ms:
+                # The session's timeout also bounds the master's wait for the cluster.
+                config = config_pb2.ConfigProto()
+                config.CopyFrom(self._config)
+                config.operation_timeout_in_ms = max(1, int(timeout * 1000))
+            self._remote = GrpcSession(target, config)
 
     @property
     def graph(self) -> Any:

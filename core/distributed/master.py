@@ -47,9 +47,11 @@ from tfx.core.distributed.wire import (
 from tfx.core.errors import (
     AbortedError,
     CancelledError,
+    DeadlineExceededError,
     FailedPreconditionError,
     InvalidArgumentError,
     TfxError,
+    UnavailableError,
 )
 from tfx.core.executor import StepState
 from tfx.core.graph import Graph
@@ -60,6 +62,8 @@ from tfx.core.session import _check_feed
 from tfx.protos import config_pb2, graph_pb2
 from tfx.protos import distributed_pb2 as pb
 
+# How long a new session waits for each task of the cluster to answer.
+STARTUP_WAIT_SECONDS = 60.0
 # Calls to the tasks of a step, and cleanups, run here (threads made once, not per step).
 _POOL = ThreadPoolExecutor(max_workers=64, thread_name_prefix="tfx-master")
 
@@ -175,7 +179,20 @@ class MasterSession:
     def _discover_devices(self) -> DeviceSet:
         reported: dict[str, int] = {}
         for task in self._workers.tasks:
-            status = self._workers.get(task).get_status(pb.GetStatusRequest())
+            worker = self._workers.get(task)
+            if worker is self._workers.local_worker:
+                status = worker.get_status(pb.GetStatusRequest())
+            else:
+                # The tasks of a cluster start in any order: wait a while for each (the
+                # session's operation timeout, if it has one).
+                wait = self.config.operation_timeout_in_ms / 1000 or STARTUP_WAIT_SECONDS
+                try:
+                    status = worker.get_status(pb.GetStatusRequest(), None, wait,
+                                               wait_for_ready=True)
+                except DeadlineExceededError:
+                    raise UnavailableError(
+                        f"task {task} at {worker.address} did not answer within {wait:g} s; "
+                        "is its server running?") from None
             reported.update((d.name, d.incarnation) for d in status.device_attributes)
         devices = DeviceSet.from_names(list(reported))
         # A device's incarnation is what its task says (a restarted task has a new one, and

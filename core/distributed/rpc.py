@@ -30,8 +30,7 @@ from __future__ import annotations
 
 import hmac
 import os
-import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any
 
 import grpc
@@ -219,14 +218,16 @@ class _Client:
     def _bind(self, name: str, waits: bool) -> Callable[..., Any]:
         call = self._calls[name]
 
-        def invoke(request: Any, step: Any = None, timeout: float | None = None) -> Any:
+        def invoke(request: Any, step: Any = None, timeout: float | None = None,
+                   wait_for_ready: bool = False) -> Any:
             if waits and step is not None and timeout is None:
                 timeout = step.remaining()  # the callee reads the step's deadline from it
             # A blocking call: gRPC's futures start a thread per call. A call that waits
             # for a step ends when the step ends everywhere (the master's CleanupGraph
             # stops it on every task) or at the step's deadline.
             try:
-                return call(request, timeout=timeout, metadata=self._metadata)
+                return call(request, timeout=timeout, metadata=self._metadata,
+                            wait_for_ready=wait_for_ready)
             except grpc.RpcError as exc:
                 raise self._error(name, exc) from None
 
@@ -271,12 +272,3 @@ def check_health(address: str, timeout: float = 5.0) -> bool:
         except grpc.RpcError:
             return False
     return response.status == pb.HealthCheckResponse.SERVING
-
-
-def wait_for_servers(addresses: Sequence[str], timeout: float = 30.0) -> list[str]:
-    """Wait until every address answers its health check; return those that never did."""
-    end = time.monotonic() + timeout
-    missing = list(addresses)
-    while missing and time.monotonic() < end:
-        missing = [a for a in missing if not check_health(a, max(0.1, end - time.monotonic()))]
-    return missing

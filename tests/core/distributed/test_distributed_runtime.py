@@ -6,6 +6,7 @@ through RecvTensor, feeds and fetches through RunStep and RunGraph.
 
 from __future__ import annotations
 
+import threading
 import time
 
 import numpy as np
@@ -181,9 +182,34 @@ def test_a_task_that_is_gone_is_named(cluster) -> None:
         with tf.device("/job:worker/task:1"):
             y = tf.constant(1.0) + 1.0
         workers[1].stop(0)
-        with tf.Session(workers[0].target) as sess:
-            with pytest.raises(UnavailableError, match="task:1"):
+        # A new session waits for every task to answer, up to its operation timeout.
+        config = tf.ConfigProto(operation_timeout_in_ms=1500)
+        with tf.Session(workers[0].target, config=config) as sess:
+            start = time.monotonic()
+            with pytest.raises(UnavailableError, match="task /job:worker/replica:0/task:1 .* "
+                                                       "did not answer within 1.5 s"):
                 sess.run(y)
+            assert time.monotonic() - start < 10
+
+
+def test_a_task_that_starts_late_is_waited_for() -> None:
+    workers, _ = create_local_cluster(2, 0)
+    cluster = workers[1].server_def.cluster
+    workers[1].stop(0)
+    late: list[Server] = []
+    timer = threading.Timer(1.0, lambda: late.append(
+        Server(cluster, job_name="worker", task_index=1)))
+    timer.start()
+    try:
+        with tf.Graph().as_default():
+            with tf.device("/job:worker/task:1"):
+                y = tf.constant(2.0) * 4.0
+            with tf.Session(workers[0].target) as sess:
+                assert sess.run(y) == 8.0
+    finally:
+        timer.join()
+        for server in workers[:1] + late:
+            server.stop(0)
 
 
 def test_list_devices_and_extend_version_check(cluster) -> None:
