@@ -25,6 +25,7 @@ from tfx.core.api import assert_shapes_api as _assert_shapes_api
 from tfx.core.api import audio_api as _audio_api
 from tfx.core.api import autograph_api as _autograph_api
 from tfx.core.api import bitwise_api as _bitwise_api
+from tfx.core.api import box_proposals_api as _box_proposals_api
 from tfx.core.api import bytes_split_api as _bytes_split_api
 from tfx.core.api import check_ops_api as _check_ops_api
 from tfx.core.api import checkpoint_manager_api as _checkpoint_manager_api
@@ -961,6 +962,8 @@ image = _namespace(
              _image_extra_api),
     adjust_jpeg_quality=_image_jpeg_quality_api.adjust_jpeg_quality,
     decode_webp=_webp_api.decode_webp,
+    generate_bounding_box_proposals=(
+        _box_proposals_api.generate_bounding_box_proposals),
     random_jpeg_quality=_image_jpeg_quality_api.random_jpeg_quality)
 layers = _namespace("layers", _layers_api.__doc__, [_layers_api])
 sparse = _namespace("sparse", _sparse_api.__doc__, [_sparse_features_api],
