@@ -610,19 +610,21 @@ class FlagValues:
         return list({id(f): f for f in self._flags.values()}.values())
 
     # -- help --
-    def _render(self, module: str, flags: Iterable[Flag]) -> str:
+    def _render(self, module: str, flags: Iterable[Flag], prefix: str = "") -> str:
         """absl's help block of `module`: its name, then each flag still registered under
-        its name, sorted by name, once."""
+        its name (or one of absl's special flags), sorted by name, once."""
         shown = module
         if module == "__main__":  # absl shows the program for the main module
             shown = self._program or (sys.argv[0] if sys.argv and sys.argv[0] else module)
-        lines = [f"\n{shown}:"]
+        lines = [f"\n{prefix}{shown}:"]
         done: set[int] = set()
         for flag in sorted(flags, key=lambda f: f.name):
-            if self._flags.get(flag.name) is not flag or id(flag) in done:
+            current = self._flags.get(flag.name)
+            if (current is not flag and _SPECIAL_FLAGS.get(flag.name) is not flag) or (
+                    id(flag) in done):
                 continue
             done.add(id(flag))
-            lines.append(flag.help_text())
+            lines.append(flag.help_text(prefix + "  "))
         return "\n".join(lines)
 
     def module_help(self, module: str | types.ModuleType) -> str:
@@ -636,12 +638,16 @@ class FlagValues:
         """The help of the main program's key flags (what `--help` lists)."""
         return self.module_help("__main__")
 
-    def get_help(self) -> str:
+    def get_help(self, prefix: str = "", include_special_flags: bool = True) -> str:
         """The help of every flag, grouped by the module that defined it, the main
-        program's first."""
+        program's first, then (with `include_special_flags`) absl's --flagfile and
+        --undefok under "absl.flags"; each line starts with `prefix`."""
         modules = sorted((m for m, flags in self._flags_by_module.items() if flags),
                          key=lambda m: (m != "__main__", m))
-        return "\n".join(self._render(m, self._flags_by_module[m]) for m in modules)
+        blocks = [self._render(m, self._flags_by_module[m], prefix) for m in modules]
+        if include_special_flags:
+            blocks.append(self._render("absl.flags", _SPECIAL_FLAGS.values(), prefix))
+        return "\n".join(blocks)
 
     @property
     def program(self) -> str:
@@ -672,6 +678,17 @@ def _edit_distance(a: str, b: str) -> int:
 
 # FlagValues methods and attributes a flag may not shadow.
 _RESERVED = frozenset(dir(FlagValues))
+
+# The flags every command line has, listed by --helpfull as absl lists them.
+_SPECIAL_FLAGS = {
+    "flagfile": Flag(ArgumentParser(), ArgumentSerializer(), "flagfile", "",
+                     "Insert flag definitions from the given file into the command line."),
+    "undefok": Flag(ArgumentParser(), ArgumentSerializer(), "undefok", "",
+                    "comma-separated list of flag names that it is okay to specify on the "
+                    "command line even if the program does not define a flag with that "
+                    "name.  IMPORTANT: flags in this list that have arguments MUST use the "
+                    "--flag=value format."),
+}
 
 
 FLAGS = FlagValues(implicit_parse=True)

@@ -241,7 +241,8 @@ def test_old_keyword_names_are_renamed():
     assert values.s == "v" and values["s"].help == "S."
 
 
-def test_help_text_is_absls():
+def test_help_text_is_absls(monkeypatch):
+    monkeypatch.setenv("COLUMNS", "80")  # absl wraps help to the terminal's width
     values = flags.FlagValues()
     flags.DEFINE_integer("a", 1, "A.", lower_bound=0, flag_values=values)
     flags.DEFINE_integer("b", 1, "B.", upper_bound=5, flag_values=values)
@@ -258,7 +259,15 @@ def test_help_text_is_absls():
         "  --l: L.", "    (default: 'x,y')", "    (a comma separated list)",
         "  --m: M.;", "    repeat this option to specify a list of values",
         "    (default: \"['q']\")"]
-    assert values.get_help() == values.module_help(__name__)
+    assert values.get_help(include_special_flags=False) == values.module_help(__name__)
+    assert values.get_help().splitlines()[-9:] == [  # absl's special flags, as TF prints
+        "", "absl.flags:",
+        "  --flagfile: Insert flag definitions from the given file into the command line.",
+        "    (default: '')",
+        "  --undefok: comma-separated list of flag names that it is okay to specify on",
+        "    the command line even if the program does not define a flag with that name.",
+        "    IMPORTANT: flags in this list that have arguments MUST use the --flag=value",
+        "    format.", "    (default: '')"]
     assert values.main_module_help() == ""
 
 
