@@ -37,13 +37,13 @@ def strategy_for(spec: tf.train.ClusterSpec, task_id: int, **kwargs):
     return tf.distribute.experimental.ParameterServerStrategy(resolver)
 
 
-def build(strategy, optimizer, run=None):
+def build(strategy, optimizer, run=None, batch=2, reduce="SUM"):
     """generate.py's model: y = x w + b, mean squared error, trained in the replica fn."""
     with strategy.scope():
         w = tf.get_variable("w", [2, 1], initializer=tf.constant_initializer([[0.5], [-1.0]]))
         b = tf.get_variable("b", [1], initializer=tf.zeros_initializer())
         step = tf.train.get_or_create_global_step()
-        dataset = tf.data.Dataset.from_tensor_slices((X, Y)).batch(2).repeat()
+        dataset = tf.data.Dataset.from_tensor_slices((X, Y)).batch(batch).repeat()
         iterator = strategy.make_dataset_iterator(dataset)
         x, y = iterator.get_next()
 
@@ -55,7 +55,7 @@ def build(strategy, optimizer, run=None):
 
         run = run or strategy.extended.call_for_each_replica
         loss = run(train_step, args=(x, y))
-        total = strategy.reduce("SUM", loss, axis=None)
+        total = strategy.reduce(reduce, loss, axis=None)
     return w, b, step, iterator, loss, total
 
 
@@ -144,6 +144,35 @@ def test_two_workers_share_the_ps_variables_with_adam(cluster) -> None:
     finally:
         for s in sessions:
             s[0].close()
+    np.testing.assert_allclose(losses, expected["losses"], rtol=1e-6)
+    np.testing.assert_allclose(w_value, expected["w"], rtol=1e-6)
+    np.testing.assert_allclose(b_value, expected["b"], rtol=1e-6)
+    assert step_value == expected["step"]
+
+
+def test_two_replicas_per_worker_sum_their_gradients_on_the_worker(cluster) -> None:
+    # A resolver reporting 2 GPUs gives 2 replicas; the session places them softly on
+    # the worker's CPU (no GPUs here, nor in generate.py's TensorFlow run).
+    spec, workers = cluster
+    expected = TF["two_replicas"]
+    strategy = strategy_for(spec, 0, num_accelerators={"GPU": 2})
+    assert strategy.num_replicas_in_sync == expected["num_replicas_in_sync"]
+    assert list(strategy.extended.worker_devices) == expected["worker_devices"]
+    with tf.Graph().as_default() as graph:
+        w, b, step, iterator, loss, total = build(
+            strategy, lambda: tf.train.MomentumOptimizer(0.05, 0.9), batch=4, reduce="MEAN")
+        assert type(w).__name__ == expected["variable_type"]
+        assert [[v.name, v.device] for v in loss.values] == expected["loss"]
+        devices = {op.name: op.device for op in graph.get_operations()}
+        for name, op_type, device in expected["op_devices"]:
+            if op_type in ("AddN", "VarHandleOp"):  # the sums; variables and slots
+                assert devices[name] == device, name
+        config = tf.ConfigProto(allow_soft_placement=True)
+        with tf.Session(workers[0].target, config=config) as sess:
+            sess.run(tf.global_variables_initializer())
+            sess.run(iterator.initializer)
+            losses = [float(sess.run(total)) for _ in range(3)]
+            w_value, b_value, step_value = sess.run([w, b, step])
     np.testing.assert_allclose(losses, expected["losses"], rtol=1e-6)
     np.testing.assert_allclose(w_value, expected["w"], rtol=1e-6)
     np.testing.assert_allclose(b_value, expected["b"], rtol=1e-6)

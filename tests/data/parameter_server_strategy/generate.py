@@ -38,21 +38,23 @@ def local_cluster(num_workers: int, num_ps: int):
     return spec, workers, ps
 
 
-def strategy_for(spec, task_id: int):
+def strategy_for(spec, task_id: int, **kwargs):
     resolver = tf.distribute.cluster_resolver.SimpleClusterResolver(
-        spec, task_type="worker", task_id=task_id)
+        spec, task_type="worker", task_id=task_id, **kwargs)
     return tf1.distribute.experimental.ParameterServerStrategy(resolver)
 
 
-def build(strategy, optimizer):
+def build(strategy, optimizer, batch=2, reduce="SUM"):
     """The model of the tests: y = x w + b, mean squared error, one global step."""
     with strategy.scope():
         w = tf1.get_variable("w", [2, 1], initializer=tf1.constant_initializer([[0.5], [-1.0]]))
         b = tf1.get_variable("b", [1], initializer=tf1.zeros_initializer())
         step = tf1.train.get_or_create_global_step()
-        dataset = tf1.data.Dataset.from_tensor_slices((X, Y)).batch(2).repeat()
+        dataset = tf1.data.Dataset.from_tensor_slices((X, Y)).batch(batch).repeat()
         iterator = strategy.make_dataset_iterator(dataset)
-        x, y = (v.values[0] for v in iterator.get_next())
+        x, y = iterator.get_next()
+        if strategy.num_replicas_in_sync == 1:  # TF's PerReplica of one value
+            x, y = x.values[0], y.values[0]
 
         def train_step(x, y):
             loss = tf1.reduce_mean(tf1.square(tf1.matmul(x, w) + b - y))
@@ -61,7 +63,7 @@ def build(strategy, optimizer):
                 return tf1.identity(loss)
 
         loss = strategy.extended.call_for_each_replica(train_step, args=(x, y))
-        total = strategy.reduce("SUM", loss, axis=None)
+        total = strategy.reduce(reduce, loss, axis=None)
     return w, b, step, iterator, loss, total
 
 
@@ -136,6 +138,30 @@ def two_workers() -> dict:
     return out
 
 
+def two_replicas() -> dict:
+    """A worker whose resolver reports 2 GPUs: 2 replicas (placed softly on its CPU), the
+    variables wrapped as AggregatingVariables on the ps tasks, gradients summed over the
+    replicas on the worker's CPU, Momentum's slots with their variables."""
+    spec, workers, ps = local_cluster(1, 2)
+    strategy = strategy_for(spec, 0, num_accelerators={"GPU": 2})
+    out = {"num_replicas_in_sync": strategy.num_replicas_in_sync,
+           "worker_devices": list(strategy.extended.worker_devices)}
+    with tf1.Graph().as_default() as graph:
+        w, b, step, iterator, loss, total = build(
+            strategy, lambda: tf1.train.MomentumOptimizer(0.05, 0.9), batch=4, reduce="MEAN")
+        out["variable_type"] = type(w).__name__
+        out["loss"] = [[v.name, v.device] for v in loss.values]
+        out["op_devices"] = devices(graph, ("AddN", "ApplyMomentum"))
+        config = tf1.ConfigProto(allow_soft_placement=True)
+        with tf1.Session(workers[0].target, config=config) as sess:
+            sess.run(tf1.global_variables_initializer())
+            sess.run(iterator.initializer)
+            out["losses"] = [float(sess.run(total)) for _ in range(3)]
+            wv, bv, sv = sess.run([w, b, step])
+        out["w"], out["b"], out["step"] = wv.tolist(), bv.tolist(), int(sv)
+    return out
+
+
 def errors() -> dict:
     out = {}
 
@@ -191,8 +217,8 @@ def local() -> dict:
 
 
 if __name__ == "__main__":
-    values = {"one_worker": one_worker(), "two_workers": two_workers(), "errors": errors(),
-              "local": local()}
+    values = {"one_worker": one_worker(), "two_workers": two_workers(),
+              "two_replicas": two_replicas(), "errors": errors(), "local": local()}
     path = Path(__file__).resolve().parent / "tf_values.json"
     path.write_text(json.dumps(values, indent=1) + "\n")
     print(json.dumps(values, indent=1))
