@@ -8,6 +8,7 @@ status and the `--help` text. Error messages are absl's, recorded the same way.
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import textwrap
@@ -72,8 +73,10 @@ def greet(tmp_path_factory):
     (folder / "greet.py").write_text(GREET)
 
     def run(*args: str) -> tuple[int, str]:
+        # absl (and tfx) wrap help to $COLUMNS, else the terminal, else 80 columns
         done = subprocess.run([sys.executable, "greet.py", *args], cwd=folder,
-                              capture_output=True, text=True, timeout=120)
+                              capture_output=True, text=True, timeout=120,
+                              env={**os.environ, "COLUMNS": "80"})
         return done.returncode, done.stdout
 
     return run
