@@ -321,9 +321,11 @@ class ContextRebuilder:
     `finish()` fills in each loop's and cond's fields once all copies exist.
     """
 
-    def __init__(self, graph: Any, structure: Structure) -> None:
+    def __init__(self, graph: Any, structure: Structure,
+                 no_gradient: frozenset[str] = frozenset()) -> None:
         self.graph = graph
         self.structure = structure
+        self.no_gradient = no_gradient  # frames of loops built with back_prop=False
         self.ops: dict[str, Any] = {}  # node name -> its rebuilt Operation
         self._made: dict[int, Any] = {}  # id(LoopInfo or BranchInfo) -> its context
 
@@ -394,6 +396,7 @@ class ContextRebuilder:
                 setattr(ctx, attr, [self.ops[n] for n in names])
             ctx.body_vars = [self._output(n) for n in loop.body_vars]
             ctx.pivot = self._output(loop.loop_cond)
+            ctx.back_prop = loop.frame not in self.no_gradient
             if ctx.body_vars and ctx.body_vars[0] is not None:
                 ctx._phase_pivot = ctx.body_vars[0]
         for cond in self.structure.conds:

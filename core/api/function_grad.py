@@ -37,7 +37,11 @@ Stateful nodes inside them are rebuilt rather than taken from the forward call,
 whose outputs cannot carry one iteration's value; a variable read inside a loop
 or cond that the function also assigns would then read the value after the
 call, not the iteration's, so its gradient is refused (UnimplementedError;
-TensorFlow 2's while_v2 accumulates the iteration's values).
+TensorFlow 2's while_v2 accumulates the iteration's values). So is a second
+derivative through a loop: the backward function pops what its rebuilt loop
+pushed, which a rebuild of it would not push again. What the FunctionDef does
+not record about a loop (a shape invariant, back_prop=False) comes from the
+trace (function_tracing.loop_facts).
 """
 
 from __future__ import annotations
@@ -51,10 +55,11 @@ from tfx.core import dtypes
 from tfx.core.api.control_flow_structure import ContextRebuilder, Structure, infer_structure
 from tfx.core.api.function_tracing import (
     FuncGraph,
+    LoopFacts,
     _output_arg_names,
     _unique_function_name,
     call,
-    loop_variable_shapes,
+    loop_facts,
     trace_with,
 )
 from tfx.core.api.gradients import RegisterGradient, gradients, is_trainable
@@ -180,6 +185,12 @@ def _check_rebuilt_reads(op: Operation, instance: Instance, structure: Structure
                     writers.setdefault(root(o), node.name)
     for name in sorted(needed):
         node = body.node(name)
+        if node.op == "StackPopV2":
+            raise UnimplementedError(
+                f"gradient of node {op.name!r} (op {op.type}): function {instance.name!r} "
+                f"holds the gradient of a v1 while loop ({name!r} pops what the loop pushed); "
+                "differentiating it again, a second derivative through the loop, is not "
+                "supported inside a function")
         if node.op not in _READS or structure.context(name) is None:
             continue
         written = [writers[root(o)] for o in node.inputs if root(o) in writers]
@@ -199,17 +210,15 @@ _READS = frozenset({"ReadVariableOp", "ResourceGather", "ResourceGatherNd", "Var
 _origins: dict[str, str] = {}
 
 
-def _loop_shapes(op: Operation) -> dict[str, tuple | None]:
-    """The loop variables' shapes of the function `op` calls, where shape invariants
-    loosened them when it was traced."""
+def _loop_facts(op: Operation) -> LoopFacts:
+    """What the FunctionDef of the function `op` calls does not say about its loops."""
     name = op.get_attr("f").name
-    return loop_variable_shapes(_origins.get(name, name))
+    return loop_facts(_origins.get(name, name))
 
 
 def _rebuild_body(func_graph: FuncGraph, instance: Instance, structure: Structure,
                   needed: set[str], given: dict[tuple[str, int], Tensor],
-                  inputs: list[Tensor], outputs: list[int],
-                  loop_shapes: dict[str, tuple | None]) -> list[Tensor]:
+                  inputs: list[Tensor], outputs: list[int], loops: LoopFacts) -> list[Tensor]:
     """The needed part of the forward body, built again in `func_graph` on `inputs`;
     returns the body outputs `outputs`.
 
@@ -220,15 +229,16 @@ def _rebuild_body(func_graph: FuncGraph, instance: Instance, structure: Structur
     gradients reach the variable.
 
     v1 loops and conds get their contexts back (`ContextRebuilder`); a loop variable's
-    Enter whose shape a shape invariant loosened gets that shape again (`loop_shapes`),
-    as while_loop sets it."""
+    Enter whose shape a shape invariant loosened gets that shape again, and a loop built
+    with back_prop=False passes no gradient again (`loops`)."""
     from tfx.core.api.ops_api import apply_op
 
     values = {key: t for key, t in given.items()}
     for feed, t in zip(instance.feeds, inputs):
         values[(feed.split(":")[0], 0)] = t
     frozen_names = {name for name, _ in given}
-    contexts = ContextRebuilder(func_graph, structure) if structure.has_control_flow else None
+    contexts = (ContextRebuilder(func_graph, structure, loops.no_gradient)
+                if structure.has_control_flow else None)
     built: dict[str, Operation] = {}
     back_edges: list[tuple[Operation, int, str, int]] = []
     for node in _rebuild_order(instance.graph, needed, structure):
@@ -256,8 +266,8 @@ def _rebuild_body(func_graph: FuncGraph, instance: Instance, structure: Structur
         built[node.name] = op
         back_edges += [(op, k, node.inputs[k].node.name, node.inputs[k].index)
                        for k in pending]
-        if node.name in loop_shapes:
-            op.outputs[0]._shape = loop_shapes[node.name]
+        if node.name in loops.shapes:
+            op.outputs[0]._shape = loops.shapes[node.name]
         if shadowed:
             fixed = [values[(node.name, k)] for k in range(len(op.outputs))]
             with func_graph.gradient_override_map({"IdentityN": _TIE}):
@@ -394,7 +404,7 @@ def _call_grad(op: Operation, *grads: Any) -> list:
                                                        exposed[key].shape, f"forward_{j}")
                  for j, key in enumerate(keys)}
         outputs = _rebuild_body(func_graph, instance, structure, needed, given, inputs,
-                                present, _loop_shapes(op))
+                                present, _loop_facts(op))
         result = gradients(outputs, inputs, grad_ys=seeds)
         return [None if g is None or not _flows_back(t.dtype) else convert_to_tensor(g)
                 for g, t in zip(result, op.inputs)]

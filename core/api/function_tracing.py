@@ -406,23 +406,38 @@ def trace_with(build: Callable[[FuncGraph], Any], base: str,
         is_stateful=fdef.signature.is_stateful, graph=func_graph,
         structured_outputs=structured, function_def=fdef)
     _traced_by_name[fname] = traced
-    relaxed = {op.name: op.outputs[0]._shape for op in func_graph.get_operations()
-               if op.type in _LOOP_ENTERS and not op.get_attr("is_constant")
-               and op.outputs[0]._shape != op.inputs[0]._shape}
-    if relaxed:
-        _loop_variable_shapes[fname] = relaxed
+    facts = LoopFacts(
+        {op.name: op.outputs[0]._shape for op in func_graph.get_operations()
+         if op.type in _LOOP_ENTERS and not op.get_attr("is_constant")
+         and op.outputs[0]._shape != op.inputs[0]._shape},
+        frozenset(ctx.frame_name for ctx in func_graph.get_collection(GraphKeys.WHILE_CONTEXT)
+                  if ctx.graph is func_graph and not ctx.back_prop))
+    if facts.shapes or facts.no_gradient:
+        _loop_facts[fname] = facts
     return traced
 
 
-# Function name -> {a v1 loop variable's Enter: its shape}, where a shape invariant made it
-# less specific than the value entering (the FunctionDef does not say; a call's gradient
-# rebuilding the body needs it).
-_loop_variable_shapes: dict[str, dict[str, tuple | None]] = {}
+@dataclass(frozen=True)
+class LoopFacts:
+    """What a FunctionDef does not say about the v1 loops of its body, which a call's
+    gradient rebuilding the body needs.
+
+    Attributes:
+        shapes: a loop variable's Enter -> its shape, where a shape invariant made it less
+            specific than the value entering.
+        no_gradient: the frames of loops built with `back_prop=False`.
+    """
+
+    shapes: dict[str, tuple | None]
+    no_gradient: frozenset[str]
 
 
-def loop_variable_shapes(name: str) -> dict[str, tuple | None]:
-    """The Enters of function `name`'s v1 loops whose shape a shape invariant loosened."""
-    return _loop_variable_shapes.get(name, {})
+_loop_facts: dict[str, LoopFacts] = {}
+
+
+def loop_facts(name: str) -> LoopFacts:
+    """The LoopFacts of function `name` (none recorded: no loosened shape, all back_prop)."""
+    return _loop_facts.get(name) or LoopFacts({}, frozenset())
 
 
 # --- shapes of a call ------------------------------------------------------------------------

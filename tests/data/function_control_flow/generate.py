@@ -4,9 +4,9 @@ The samples (between the `# --- samples ---` markers of the test file) are writt
 temporary module importing TensorFlow as `tf` (AutoGraph needs their source). Each case runs
 in a TensorFlow 1.x-style graph: `tf.function(sample)` called on placeholders (a `("var",
 value)` argument is a resource variable), `tf.gradients` of the result with respect to the
-float arguments, then a session run. The printed tuples are the test's GRADIENTS and STATE
-literals. Run by hand: `python tests/data/function_control_flow/generate.py` (never collected
-by pytest).
+float arguments, then a session run. The printed tuples are the test's GRADIENTS, SECOND
+(second derivatives) and STATE literals. Run by hand:
+`python tests/data/function_control_flow/generate.py` (never collected by pytest).
 """
 
 from __future__ import annotations
@@ -26,13 +26,16 @@ GRADIENTS = [
     ("loop_in_loop", [1.1]), ("loop_in_loop", [0.7]),
     ("loop_in_cond", [1.5]), ("loop_in_cond", [0.5]),
     ("cond_in_cond", [1.5, 2.0]), ("cond_in_cond", [1.5, -2.0]), ("cond_in_cond", [-1.0, 3.0]),
-    ("capped_loop", [2.0]), ("capped_loop", [20.0]),
+    ("capped_loop", [2.0]), ("capped_loop", [20.0]), ("frozen_loop", [2.0]),
     ("tensor_array_loop", [[1.0, 2.0, 3.0]]),
     ("variable_loop", [("var", 2.0), 1.0]),
     ("converted_if_and_while", [3.0]), ("converted_if_and_while", [-2.0]),
     ("converted_if_and_while", [0.5]),
     ("converted_for", [[1.0, -2.0, 0.5]]),
 ]
+
+# (sample, argument): the value, the first and the second derivative.
+SECOND = [("cubic_cond", 2.0), ("cubic_cond", -1.0)]
 
 # (sample, arguments): the results, the variable argument an int32 resource variable.
 STATE = [
@@ -86,6 +89,14 @@ def main() -> None:
     for name, args in GRADIENTS:
         value, grads = run(name, args, True)
         print(repr((name, args, plain(value), plain(grads))) + ",")
+    for name, arg in SECOND:
+        with tf.Graph().as_default():
+            x = tf1.placeholder(tf.float32, [])
+            y = tf.function(getattr(module, name))(x)
+            first = tf.gradients(y, x)[0]
+            with tf1.Session() as sess:
+                found = sess.run([y, first, tf.gradients(first, x)[0]], {x: arg})
+        print(repr((name, arg, plain(found))) + ",")
     for name, args in STATE:
         (value,) = run(name, args, False)
         print(repr((name, args, plain(value))) + ",")
