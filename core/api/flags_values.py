@@ -14,6 +14,7 @@ FlagHolder of the flag they defined.
 
 from __future__ import annotations
 
+import copy
 import os
 import sys
 import types
@@ -108,6 +109,7 @@ class FlagValues:
         setattr_(self, "_program", "")
         # (flag names, checker of {name: value}, message)
         setattr_(self, "_multi_validators", [])
+        setattr_(self, "_gnu_getopt", True)
 
     # -- registration --
     def __setitem__(self, name: str, flag: Flag) -> None:
@@ -346,11 +348,15 @@ class FlagValues:
                 break
             if not arg.startswith("-") or arg == "-":
                 rest.append((None, arg))
-                continue
+                if self._gnu_getopt:
+                    continue
+                break  # without GNU scanning the first positional argument ends the flags
             name, has_value, value = arg[2 if arg.startswith("--") else 1:].partition("=")
             if not name:
                 rest.append((None, arg))
-                continue
+                if self._gnu_getopt:
+                    continue
+                break
 
             def next_value(arg: str = arg) -> str:
                 nonlocal i
@@ -404,7 +410,7 @@ class FlagValues:
             CantOpenFlagFileError: a flag file cannot be read.
             IllegalFlagValueError: `--flagfile` ends the arguments.
         """
-        del force_gnu  # tfx scans GNU-style always
+        gnu = force_gnu or self._gnu_getopt
         out: list[str] = []
         args = list(argv)
         i = 0
@@ -422,7 +428,52 @@ class FlagValues:
                 out.append(arg)
                 if arg == "--":
                     break
+                if not arg.startswith("-"):
+                    if not gnu:
+                        break
+                elif "=" not in arg and i < len(args) and not args[i].startswith("-"):
+                    # the value of `--name value` is no positional argument
+                    flag = self._flags.get(arg.lstrip("-"))
+                    if flag is not None and not flag.boolean:
+                        out.append(args[i])
+                        i += 1
         return out + args[i:]
+
+    def set_gnu_getopt(self, gnu_getopt: bool = True) -> None:
+        """Scan GNU-style (flags after positional arguments too; the default) or stop at
+        the first positional argument."""
+        object.__setattr__(self, "_gnu_getopt", gnu_getopt)
+
+    def is_gnu_getopt(self) -> bool:
+        return self._gnu_getopt
+
+    def flags_into_string(self) -> str:
+        """Every flag other than None as `--name=value`, one a line, ordered by (module,
+        name), as absl's (and gflags') CommandlineFlagsIntoString."""
+        lines = []
+        for _, flags in sorted(self._flags_by_module.items()):
+            for flag in sorted(flags, key=lambda f: f.name):
+                if flag.value is not None:
+                    lines.append(flag.serialize() + "\n")
+        return "".join(lines)
+
+    def append_flags_into_file(self, filename: str) -> None:
+        """Append `flags_into_string()` to `filename` (a flag file for --flagfile)."""
+        with open(filename, "a") as out:
+            out.write(self.flags_into_string())
+
+    def __getstate__(self) -> Any:
+        raise TypeError("can't pickle FlagValues")
+
+    def __copy__(self) -> Any:
+        raise TypeError("FlagValues does not support shallow copies. Use "
+                        "absl.testing.flagsaver or copy.deepcopy instead.")
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> FlagValues:
+        twin = object.__new__(type(self))
+        for key, value in self.__dict__.items():
+            object.__setattr__(twin, key, copy.deepcopy(value, memo))
+        return twin
 
     def _flag_file_lines(self, filename: str, seen: list[str] | None = None) -> list[str]:
         if not filename:

@@ -244,6 +244,42 @@ def parsing(f):
     return out
 
 
+def extras(f):
+    """Non-GNU scanning, flags_into_string and its flag file, copies and pickling."""
+    import copy
+    import pickle
+
+    out = {}
+    fv = f.FlagValues()
+    f.DEFINE_integer("n", 1, "N.", flag_values=fv)
+    f.DEFINE_boolean("v", False, "V.", flag_values=fv)
+    f.DEFINE_string("s", None, "S.", flag_values=fv)
+    f.DEFINE_list("l", ["a", "b,c"], "L.", flag_values=fv)
+    f.DEFINE_multi_string("m", ["x", "y"], "M.", flag_values=fv)
+    fv.set_gnu_getopt(False)
+    out["gnu"] = fv.is_gnu_getopt()
+    out["nongnu"] = [fv(["p", "--n=2", "pos", "--v", "--s", "t"]), fv.n, fv.v, fv.s]
+    fv.unparse_flags()
+    out["nongnu_value"] = [fv(["p", "--s", "word", "--n", "5", "pos", "--v"]), fv.n, fv.v,
+                           fv.s]
+    out["string"] = fv.flags_into_string()
+    path = os.path.join(tempfile.mkdtemp(), "saved.flags")
+    fv.append_flags_into_file(path)
+    fv.append_flags_into_file(path)
+    with open(path) as file:
+        out["file"] = file.read()
+    fv.set_gnu_getopt(True)
+    fv.unparse_flags()
+    out["gnu_again"] = fv(["p", "pos", "--n=3"])
+    out["flagfile"] = [fv(["p", f"--flagfile={path}"]), fv.n, fv.m]
+    out["pickle"] = outcome(lambda: pickle.dumps(fv))
+    out["copy"] = outcome(lambda: copy.copy(fv))
+    twin = copy.deepcopy(fv)
+    twin.n = 42
+    out["deepcopy"] = [fv.n, twin.n, twin["n"] is fv["n"]]
+    return out
+
+
 def everything(f, helper):
     return {"parsers": parsers(f), "defines": defines(f), "key_flags": key_flags(f, helper),
-            "parsing": parsing(f)}
+            "parsing": parsing(f), "extras": extras(f)}
