@@ -24,12 +24,12 @@ Without a cluster (no resolver and an empty TF_CONFIG) the strategy is local: th
 replicas on this process's CPU, the variables there too (TensorFlow's
 CentralStorageStrategy is this case).
 
-Where tfx differs from TensorFlow 2.21: TensorFlow's `run` and
-`experimental_distribute_dataset` overrides of this class drop their result (they
-return None; the superclass's values are lost), so TF1 code reaches the results through
-`extended.call_for_each_replica` and `make_dataset_iterator`. tfx returns the
-results from `run` and `experimental_distribute_dataset` as the other strategies do;
-`extended.call_for_each_replica` and `make_dataset_iterator` behave as TensorFlow's.
+Where tfx differs from TensorFlow 2.21: TensorFlow's `run`,
+`experimental_distribute_dataset` and `(experimental_)distribute_datasets_from_function`
+overrides of this class drop their result (they return None; the superclass's values
+are lost), so TF1 code reaches the results through `extended.call_for_each_replica`,
+`make_dataset_iterator` and `make_input_fn_iterator`. tfx returns the results of those
+methods as its other strategies do; the others behave as TensorFlow's.
 The iterators give a worker with one replica the element itself, not a PerReplica of
 one value (as tfx's other strategies). TensorFlow's strategies create resource
 variables (`use_resource=True`); this one leaves the kind to the caller (tfx's default:

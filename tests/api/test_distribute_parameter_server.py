@@ -180,11 +180,12 @@ def test_two_replicas_per_worker_sum_their_gradients_on_the_worker(cluster) -> N
 
 
 def test_run_returns_the_replica_results(cluster) -> None:
-    # TensorFlow 2.21's run (and experimental_distribute_dataset) of this class drop their
-    # result and return None (recorded); tfx returns it, so the step built by run and
-    # minimize trains as call_for_each_replica's does.
+    # TensorFlow 2.21's run, experimental_distribute_dataset and
+    # distribute_datasets_from_function of this class drop their result and return None
+    # (recorded); tfx returns it, so the step built by run and minimize trains as
+    # call_for_each_replica's does.
     spec, workers = cluster
-    assert TF["errors"]["run_and_distribute_dataset_return_none"] == [True, True]
+    assert TF["errors"]["run_and_distribute_datasets_return_none"] == [True, True, True]
     strategy = strategy_for(spec, 0)
     with tf.Graph().as_default():
         w, b, step, iterator, loss, total = build(
@@ -254,3 +255,34 @@ def test_configure_turns_a_local_strategy_into_a_worker() -> None:
     assert not strategy.extended.experimental_should_init
     assert list(config.device_filters) == ["/job:worker/task:1", "/job:ps"]
     assert not config.isolate_session_state
+
+
+def test_input_pipelines_and_the_chief_with_a_chief_job() -> None:
+    expected = TF["input_contexts"]
+    spec = tf.train.ClusterSpec({"chief": ["localhost:9"], "worker": ["localhost:1",
+                                                                      "localhost:4"],
+                                 "ps": ["localhost:2", "localhost:3"]})
+    for task_type, task_id in (("worker", 1), ("chief", 0)):
+        strategy = tf.distribute.experimental.ParameterServerStrategy(
+            tf.distribute.cluster_resolver.SimpleClusterResolver(
+                spec, task_type=task_type, task_id=task_id))
+        seen = []
+
+        def input_fn(context, seen=seen):
+            seen.append([context.num_input_pipelines, context.input_pipeline_id,
+                         context.num_replicas_in_sync])
+            return tf.data.Dataset.range(6).shard(context.num_input_pipelines,
+                                                  context.input_pipeline_id)
+
+        with tf.Graph().as_default(), strategy.scope():
+            strategy.make_input_fn_iterator(input_fn)
+            strategy.distribute_datasets_from_function(input_fn)
+        assert seen == [expected[task_type]["context"]] * 2
+        assert strategy.extended.experimental_should_init == (
+            expected[task_type]["should_init"])
+    for kwargs, key in (({"task_type": "worker", "task_id": 5}, "bad_task_id"),
+                        ({"task_type": "foo", "task_id": 0}, "bad_task_type")):
+        with pytest.raises(ValueError) as info:
+            tf.distribute.experimental.ParameterServerStrategy(
+                tf.distribute.cluster_resolver.SimpleClusterResolver(spec, **kwargs))
+        assert str(info.value) == expected[key]

@@ -162,6 +162,44 @@ def two_replicas() -> dict:
     return out
 
 
+CHIEF_CLUSTER = {"chief": ["localhost:9"], "worker": ["localhost:1", "localhost:4"],
+                 "ps": ["localhost:2", "localhost:3"]}
+
+
+def input_contexts() -> dict:
+    """The InputContext (pipelines, pipeline id, replicas) each task's input_fn gets, the
+    chief rule with a "chief" job, and the task checks."""
+    spec = tf.train.ClusterSpec(CHIEF_CLUSTER)
+    out = {}
+    for task_type, task_id in (("worker", 1), ("chief", 0)):
+        resolver = tf.distribute.cluster_resolver.SimpleClusterResolver(
+            spec, task_type=task_type, task_id=task_id)
+        strategy = tf1.distribute.experimental.ParameterServerStrategy(resolver)
+        seen = []
+
+        def input_fn(context, seen=seen):
+            seen.append([context.num_input_pipelines, context.input_pipeline_id,
+                         context.num_replicas_in_sync])
+            return tf1.data.Dataset.range(6).shard(context.num_input_pipelines,
+                                                   context.input_pipeline_id)
+
+        with tf1.Graph().as_default(), strategy.scope():
+            strategy.make_input_fn_iterator(input_fn)
+        out[task_type] = {"context": seen[0],
+                          "should_init": strategy.extended.experimental_should_init}
+
+    def bad(**kwargs):
+        try:
+            tf1.distribute.experimental.ParameterServerStrategy(
+                tf.distribute.cluster_resolver.SimpleClusterResolver(spec, **kwargs))
+        except ValueError as e:
+            return str(e)
+
+    out["bad_task_id"] = bad(task_type="worker", task_id=5)
+    out["bad_task_type"] = bad(task_type="foo", task_id=0)
+    return out
+
+
 def errors() -> dict:
     out = {}
 
@@ -194,13 +232,14 @@ def errors() -> dict:
     record("update_tensor", update_tensor)
 
     def dropped_results():
-        # TensorFlow's overrides of run and experimental_distribute_dataset drop the result.
+        # TensorFlow's overrides of run and of the dataset distribution drop the result.
         with tf1.Graph().as_default(), strategy.scope():
             dataset = tf1.data.Dataset.range(4).batch(2)
             return [strategy.run(lambda: tf1.constant(1.0)) is None,
-                    strategy.experimental_distribute_dataset(dataset) is None]
+                    strategy.experimental_distribute_dataset(dataset) is None,
+                    strategy.distribute_datasets_from_function(lambda _: dataset) is None]
 
-    out["run_and_distribute_dataset_return_none"] = dropped_results()
+    out["run_and_distribute_datasets_return_none"] = dropped_results()
     return out
 
 
@@ -218,7 +257,8 @@ def local() -> dict:
 
 if __name__ == "__main__":
     values = {"one_worker": one_worker(), "two_workers": two_workers(),
-              "two_replicas": two_replicas(), "errors": errors(), "local": local()}
+              "two_replicas": two_replicas(), "input_contexts": input_contexts(),
+              "errors": errors(), "local": local()}
     path = Path(__file__).resolve().parent / "tf_values.json"
     path.write_text(json.dumps(values, indent=1) + "\n")
     print(json.dumps(values, indent=1))
