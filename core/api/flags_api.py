@@ -11,7 +11,8 @@ Define flags at module level, read them from `FLAGS` once parsed:
 Command lines parse as absl's: `--name=value`, `--name value`, one dash as well as two,
 `--flag`/`--noflag` (or `--flag=true|false|t|f|1|0`) for booleans, a repeated multi flag
 appending (its first occurrence replacing the default), the last value winning for the
-others, GNU-style positional arguments anywhere, `--` ending the flags,
+others, GNU-style positional arguments anywhere (`FLAGS.set_gnu_getopt(False)`: the
+first one ends the flags), `--` ending the flags,
 `--flagfile=path` reading more arguments from a file (one a line, `#` and `//`
 comments; CantOpenFlagFileError when it cannot be read) and `--undefok=a,b` letting
 the unknown flags `a` and `b` pass. String defaults go through the flag's parser.
@@ -31,6 +32,8 @@ Every `DEFINE_*` returns a FlagHolder (`.value`, `.default`, `.present`); `DEFIN
 that defined them, sorted, with defaults and types); a module's key flags
 (`declare_key_flag`, `adopt_module_key_flags`) join its own in `module_help`, and a
 module that calls `disclaim_key_flags()` passes the flags it defines to its caller.
+FlagValues, FLAGS, FlagHolder and the errors live in flags_values, re-exported here.
+Not available: absl's XML help (`--helpxml`, `write_help_in_xml_format`).
 """
 
 from __future__ import annotations
