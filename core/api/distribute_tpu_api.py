@@ -11,7 +11,9 @@ tfx has no TPU devices, so what remains of these is the part that does not need 
   would be looked up through the Cloud TPU API on Google Compute Engine; tfx does not
   call that API and says so (UnimplementedError). `num_accelerators()` counts the TPU
   cores of one host of the cluster (a session's `list_devices` on the master; this
-  process's devices for "local"): 0 on any tfx cluster.
+  process's devices for "local"): 0 on any tfx cluster, as are the cores and hosts of
+  `get_tpu_system_metadata()`; `connect()` ends in TensorFlow's NotFoundError ("TPUs
+  not found in the cluster").
 * `TPUStrategy` (tf.compat.v1.distribute.experimental) fails as TensorFlow's does
   without TPUs: no resolver is the resolver's ValueError; with one, TensorFlow fails
   reading the TPU system's (empty) device array, an IndexError, which tfx raises with
@@ -23,15 +25,25 @@ from __future__ import annotations
 import collections
 import re
 import socket
-from typing import Any
+from typing import Any, NamedTuple
 
 from tfx.core.api.distribute_cluster_resolver_api import ClusterResolver, format_master_url
 from tfx.core.cluster import ClusterSpec
-from tfx.core.errors import UnimplementedError
+from tfx.core.errors import NotFoundError, UnimplementedError
 
 __all__ = ["TPUClusterResolver", "TPUStrategy"]
 
 _TPU_DEVICE = re.compile(r".*task:(?P<host>\d+)/.*device:TPU:(?P<core>\d+)$")
+
+
+class TPUSystemMetadata(NamedTuple):
+    """What `get_tpu_system_metadata` finds: the TPU cores and hosts, and the devices."""
+
+    num_cores: int
+    num_hosts: int
+    num_of_cores_per_host: int
+    topology: Any
+    devices: tuple[Any, ...]
 
 
 def _tpu_cores_per_host(device_names: list[str]) -> int:
@@ -97,6 +109,15 @@ class TPUClusterResolver(ClusterResolver):
         if coordinator_name and not coordinator_address:
             self._start_local_server()
 
+    @staticmethod
+    def connect(tpu: Any = None, zone: str | None = None, project: str | None = None
+                ) -> TPUClusterResolver:
+        """Resolve `tpu`, connect to it and initialize its TPU system: without TPUs, the
+        resolver's errors or TensorFlow's NotFoundError("TPUs not found in the cluster...")."""
+        resolver = TPUClusterResolver(tpu, zone, project)
+        raise NotFoundError(f"TPUs not found in the cluster. Failed in initialization: the "
+                            f"cluster of {resolver._tpu!r} has no TPU devices (tfx has none)")
+
     def _start_local_server(self) -> None:
         from tfx.core.distributed.server import Server
 
@@ -131,6 +152,22 @@ class TPUClusterResolver(ClusterResolver):
             address = tasks[0]
         return format_master_url(address, "grpc")
 
+    def _device_list(self, config_proto: Any = None) -> list[Any]:
+        """The devices of the master's cluster (this process's for "local")."""
+        from tfx.core.api.graph_builder import Graph
+        from tfx.core.api.session_api import Session
+
+        with Graph().as_default(), Session(self.master(), config=config_proto) as session:
+            return list(session.list_devices())
+
+    def get_tpu_system_metadata(self) -> TPUSystemMetadata:
+        """The TPU system's cores and hosts (none on tfx) and the devices found."""
+        devices = self._device_list()
+        names = [d.name for d in devices]
+        per_host = _tpu_cores_per_host(names)
+        hosts = len({m.group("host") for m in map(_TPU_DEVICE.match, names) if m})
+        return TPUSystemMetadata(per_host * hosts, hosts, per_host, None, tuple(devices))
+
     def get_master(self) -> str:
         return self.master()
 
@@ -158,11 +195,7 @@ class TPUClusterResolver(ClusterResolver):
             from tfx.core.api.config_api import list_logical_devices
 
             return {"TPU": len(list_logical_devices("TPU"))}
-        from tfx.core.api.graph_builder import Graph
-        from tfx.core.api.session_api import Session
-
-        with Graph().as_default(), Session(self.master(), config=config_proto) as session:
-            names = [d.name for d in session.list_devices()]
+        names = [d.name for d in self._device_list(config_proto)]
         return {"TPU": _tpu_cores_per_host(names)}
 
 

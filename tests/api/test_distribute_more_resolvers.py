@@ -255,6 +255,22 @@ def test_tpu_resolver_as_tensorflow_without_tpus() -> None:
         expected["grpc_coordinator"])
 
 
+def test_tpu_connect_and_system_metadata_without_tpus() -> None:
+    expected = TF["tpu"]
+    assert outcome(lambda: cr.TPUClusterResolver.connect()) == expected["connect_none"]
+    kind, message = outcome(lambda: cr.TPUClusterResolver.connect(tpu="local"))
+    assert kind == expected["connect_local"][0] == "NotFoundError"
+    prefix = "TPUs not found in the cluster. Failed in initialization: "
+    assert expected["connect_local"][1].startswith(prefix) and message.startswith(prefix)
+
+    def metadata():
+        m = cr.TPUClusterResolver(tpu="local").get_tpu_system_metadata()
+        return [m.num_cores, m.num_hosts, m.num_of_cores_per_host, m.topology,
+                [d.name for d in m.devices]]
+
+    assert outcome(metadata) == expected["metadata_local"]
+
+
 def test_a_tpu_name_needs_the_cloud_tpu_api() -> None:
     # TensorFlow asks Google Compute Engine's metadata server (a URLError off GCE).
     with pytest.raises(UnimplementedError, match="'my-tpu'.*Cloud TPU API"):

@@ -225,6 +225,15 @@ def tpu() -> dict:
     out["grpc_coordinator"] = outcome(lambda: describe(cr.TPUClusterResolver(
         tpu="grpc://10.0.0.1:8470", coordinator_name="coordinator",
         coordinator_address="10.0.0.2:1234")))
+    out["connect_local"] = outcome(lambda: cr.TPUClusterResolver.connect(tpu="local"))
+    out["connect_none"] = outcome(lambda: cr.TPUClusterResolver.connect())
+
+    def metadata():
+        m = cr.TPUClusterResolver(tpu="local").get_tpu_system_metadata()
+        return [m.num_cores, m.num_hosts, m.num_of_cores_per_host, m.topology,
+                [d.name for d in m.devices]]
+
+    out["metadata_local"] = outcome(metadata)
     out["strategy_no_resolver"] = outcome(lambda: tf.compat.v1.distribute.experimental
                                           .TPUStrategy())
     out["strategy_local"] = outcome(lambda: tf.compat.v1.distribute.experimental.TPUStrategy(
