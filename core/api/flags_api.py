@@ -32,8 +32,8 @@ Every `DEFINE_*` returns a FlagHolder (`.value`, `.default`, `.present`); `DEFIN
 that defined them, sorted, with defaults and types); a module's key flags
 (`declare_key_flag`, `adopt_module_key_flags`) join its own in `module_help`, and a
 module that calls `disclaim_key_flags()` passes the flags it defines to its caller.
-FlagValues, FLAGS, FlagHolder and the errors live in flags_values, re-exported here.
-Not available: absl's XML help (`--helpxml`, `write_help_in_xml_format`).
+FlagValues, FLAGS, FlagHolder and the errors live in flags_values, re-exported here;
+`FLAGS.write_help_in_xml_format()` writes absl's XML help.
 """
 
 from __future__ import annotations

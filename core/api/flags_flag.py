@@ -21,6 +21,7 @@ import copy
 import enum
 from collections.abc import Iterable
 from typing import Any
+from xml.dom import minidom
 
 from tfx.core.api.flags_parsers import (
     ArgumentParser,
@@ -31,7 +32,7 @@ from tfx.core.api.flags_parsers import (
     EnumClassSerializer,
     EnumParser,
 )
-from tfx.core.api.flags_text import text_wrap
+from tfx.core.api.flags_text import text_wrap, xml_element
 
 __all__ = ["BooleanFlag", "EnumClassFlag", "EnumFlag", "Error", "Flag",
            "IllegalFlagValueError", "MultiEnumClassFlag", "MultiFlag"]
@@ -211,6 +212,36 @@ class Flag:
         """`help_text()` as lines."""
         return self.help_text().split("\n")
 
+    def _create_xml_dom_element(self, doc: minidom.Document, module_name: str,
+                                is_key: bool = False) -> minidom.Element:
+        """The flag's <flag> element in XML help, as absl writes it."""
+        element = doc.createElement("flag")
+        if is_key:
+            element.appendChild(xml_element(doc, "key", "yes"))
+        element.appendChild(xml_element(doc, "file", module_name))
+        element.appendChild(xml_element(doc, "name", self.name))
+        if self.short_name:
+            element.appendChild(xml_element(doc, "short_name", self.short_name))
+        if self.help:
+            element.appendChild(xml_element(doc, "meaning", self.help))
+        if self.serializer and not isinstance(self.default, str):
+            default = "" if self.default is None else self.serializer.serialize(self.default)
+        else:
+            default = self.default
+        element.appendChild(xml_element(doc, "default", default))
+        element.appendChild(xml_element(doc, "current",
+                                        self._serialize_value_for_xml(self.value)))
+        element.appendChild(xml_element(doc, "type", self.flag_type()))
+        for extra in self._extra_xml_dom_elements(doc):
+            element.appendChild(extra)
+        return element
+
+    def _serialize_value_for_xml(self, value: Any) -> Any:
+        return value
+
+    def _extra_xml_dom_elements(self, doc: minidom.Document) -> list[minidom.Element]:
+        return self.parser._custom_xml_dom_elements(doc)
+
 
 class BooleanFlag(Flag):
     """A flag set by `--name`/`--noname` (or `--name=true|false|t|f|1|0`)."""
@@ -231,6 +262,9 @@ class EnumFlag(Flag):
         self.parser = parser
         self.help = f"<{'|'.join(parser.enum_values)}>: {self.help}"
 
+    def _extra_xml_dom_elements(self, doc: minidom.Document) -> list[minidom.Element]:
+        return [xml_element(doc, "enum_value", v) for v in self.parser.enum_values]
+
 
 class EnumClassFlag(Flag):
     """A flag whose value is a member of `enum_class` (named case-insensitively unless
@@ -244,6 +278,10 @@ class EnumClassFlag(Flag):
         super().__init__(parser, serializer, name, default, help, short_name, **args)
         self.parser = parser
         self.help = f"<{'|'.join(parser.member_names)}>: {self.help}"
+
+    def _extra_xml_dom_elements(self, doc: minidom.Document) -> list[minidom.Element]:
+        return [xml_element(doc, "enum_value", name)
+                for name in self.parser.enum_class.__members__]
 
 
 class MultiFlag(Flag):
@@ -280,6 +318,10 @@ class MultiFlag(Flag):
     def flag_type(self) -> str:
         return "multi " + self.parser.flag_type()
 
+    def _extra_xml_dom_elements(self, doc: minidom.Document) -> list[minidom.Element]:
+        values = getattr(self.parser, "enum_values", ())
+        return [xml_element(doc, "enum_value", v) for v in values]
+
 
 class MultiEnumClassFlag(MultiFlag):
     """A repeatable flag of `enum_class` members (see MultiFlag and EnumClassFlag)."""
@@ -295,3 +337,14 @@ class MultiEnumClassFlag(MultiFlag):
         self.help = (f"<{'|'.join(parser.member_names)}>: "
                      f"{help_string or '(no help available)'};\n"
                      "    repeat this option to specify a list of values")
+
+    def _extra_xml_dom_elements(self, doc: minidom.Document) -> list[minidom.Element]:
+        return [xml_element(doc, "enum_value", name)
+                for name in self.parser.enum_class.__members__]
+
+    def _serialize_value_for_xml(self, value: Any) -> Any:
+        if value is None:
+            return ""
+        if not self.serializer:
+            raise Error(f"Serializer not present for flag {self.name}")
+        return self.serializer.serialize(value)

@@ -21,9 +21,13 @@ from __future__ import annotations
 import csv
 import enum
 import io
+import string
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import Any
+from xml.dom import minidom
+
+from tfx.core.api.flags_text import xml_element
 
 __all__ = [
     "ArgumentParser",
@@ -88,6 +92,11 @@ class ArgumentParser(metaclass=_SharedByArguments):
         """The type's name in help and XML help."""
         return "string"
 
+    def _custom_xml_dom_elements(self, doc: minidom.Document) -> list[minidom.Element]:
+        """The parser's extra elements in XML help (bounds, separators)."""
+        del doc
+        return []
+
 
 class ArgumentSerializer:
     """Writes a flag value as command-line text (`str(value)`)."""
@@ -119,6 +128,11 @@ class NumericParser(ArgumentParser):
     def convert(self, argument: Any) -> Any:
         """The number `argument` stands for (subclasses)."""
         raise NotImplementedError
+
+    def _custom_xml_dom_elements(self, doc: minidom.Document) -> list[minidom.Element]:
+        return [xml_element(doc, name, bound) for name, bound in
+                (("lower_bound", self.lower_bound), ("upper_bound", self.upper_bound))
+                if bound is not None]
 
     def _bounds_help(self, article: str, kind: str, lower: Any, upper: Any) -> str:
         """absl's phrase for the bounds: 'a non-negative integer', 'number <= 5', ..."""
@@ -372,6 +386,9 @@ class ListParser(BaseListParser):
                              f"{self.flag_type()}: {exc}") from exc
         return [item.strip() for item in row]
 
+    def _custom_xml_dom_elements(self, doc: minidom.Document) -> list[minidom.Element]:
+        return [xml_element(doc, "list_separator", repr(","))]
+
 
 class WhitespaceSeparatedListParser(BaseListParser):
     """A whitespace-separated list of strings; with `comma_compat`, commas separate too."""
@@ -388,3 +405,7 @@ class WhitespaceSeparatedListParser(BaseListParser):
         if self._comma_compat:
             argument = argument.replace(",", " ")
         return argument.split()
+
+    def _custom_xml_dom_elements(self, doc: minidom.Document) -> list[minidom.Element]:
+        separators = sorted(string.whitespace + ("," if self._comma_compat else ""))
+        return [xml_element(doc, "list_separator", repr(c)) for c in separators]

@@ -14,8 +14,14 @@ from __future__ import annotations
 import re
 import shutil
 import textwrap
+from typing import Any
+from xml.dom import minidom
 
 __all__ = ["doc_to_help", "get_help_width", "text_wrap"]
+
+# Characters XML 1.0 forbids or discourages, dropped from XML help as absl drops them.
+_ILLEGAL_XML_CHARS = re.compile(
+    "[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x84\x86-\x9f\ud800-\udfff\ufffe\uffff]")
 
 _DEFAULT_HELP_WIDTH = 80
 
@@ -94,3 +100,12 @@ def doc_to_help(doc: str) -> str:
     doc = re.sub(r"^[ \t]+$", "", doc.strip(), flags=re.M)
     doc = _dedent_docstring(doc)
     return re.sub(r"(?<=\S)\n(?=\S)", " ", doc, flags=re.M)
+
+
+def xml_element(doc: minidom.Document, name: str, value: Any) -> minidom.Element:
+    """<name>value</name> as absl's XML help writes it: booleans in lower case, characters
+    XML forbids dropped."""
+    text = str(value).lower() if isinstance(value, bool) else str(value)
+    element = doc.createElement(name)
+    element.appendChild(doc.createTextNode(_ILLEGAL_XML_CHARS.sub("", text)))
+    return element

@@ -19,10 +19,12 @@ import os
 import sys
 import types
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from typing import Any
+from typing import Any, TextIO
+from xml.dom import minidom
 
 from tfx.core.api.flags_flag import Error, Flag, IllegalFlagValueError
 from tfx.core.api.flags_parsers import ArgumentParser, ArgumentSerializer
+from tfx.core.api.flags_text import xml_element
 
 __all__ = ["FLAGS", "CantOpenFlagFileError", "DuplicateFlagError", "FlagHolder",
            "FlagNameConflictsWithMethodError", "FlagValues", "UnparsedFlagAccessError",
@@ -586,6 +588,30 @@ class FlagValues:
         if include_special_flags:
             blocks.append(self._render("absl.flags", _SPECIAL_FLAGS.values(), prefix))
         return "\n".join(blocks)
+
+    def write_help_in_xml_format(self, outfile: TextIO | None = None) -> None:
+        """Write every flag as XML (absl's and gflags' `--helpxml` format) to `outfile`
+        (default stdout): the program, its usage, then a <flag> per flag by module and
+        name, the main program's key flags marked."""
+        program = sys.argv[0] if sys.argv else ""
+        doc = minidom.Document()
+        root = doc.createElement("AllFlags")
+        doc.appendChild(root)
+        root.appendChild(xml_element(doc, "program", os.path.basename(program)))
+        usage = getattr(sys.modules.get("__main__"), "__doc__", None)
+        usage = f"\nUSAGE: {program} [flags]\n" if not usage else usage.replace("%s",
+                                                                                 program)
+        root.appendChild(xml_element(doc, "usage", usage))
+        key_flags = self.get_key_flags_for_module("__main__")
+        for module in sorted(self._flags_by_module,
+                             key=lambda m: program if m == "__main__" else m):
+            shown = program if module == "__main__" else module
+            for flag in sorted(self._flags_by_module[module], key=lambda f: f.name):
+                is_key = any(flag is k for k in key_flags)
+                root.appendChild(flag._create_xml_dom_element(doc, shown, is_key=is_key))
+        outfile = outfile or sys.stdout
+        outfile.write(doc.toprettyxml(indent="  ", encoding="utf-8").decode("utf-8"))
+        outfile.flush()
 
     @property
     def program(self) -> str:

@@ -280,6 +280,32 @@ def extras(f):
     return out
 
 
+def xml_help(f):
+    """write_help_in_xml_format's <flag> elements (program and usage vary by runner)."""
+    import io
+    import re
+
+    fv = f.FlagValues()
+    f.DEFINE_integer("count", 3, "Count <things> & more.", lower_bound=0, upper_bound=9,
+                     flag_values=fv)
+    f.DEFINE_float("rate", 0.5, "Rate.", lower_bound=0, flag_values=fv)
+    f.DEFINE_boolean("verbose", False, "Verbose.", short_name="v", flag_values=fv)
+    f.DEFINE_string("name", None, "Name.", flag_values=fv)
+    f.DEFINE_list("layers", ["a", "b"], "Layers.", flag_values=fv)
+    f.DEFINE_spaceseplist("words", "x y", "Words.", comma_compat=True, flag_values=fv)
+    f.DEFINE_enum("mode", "train", ["train", "eval"], "Mode.", flag_values=fv)
+    f.DEFINE_enum_class("color", Color.RED, Color, "Color.", flag_values=fv)
+    f.DEFINE_multi_enum_class("colors", [Color.RED, Color.BLUE], Color, "Colors.",
+                              flag_values=fv)
+    f.DEFINE_multi_enum("fruit", ["a"], ["a", "b"], "Fruit.", flag_values=fv)
+    f.DEFINE_multi_integer("ports", [80], "Ports.", flag_values=fv)
+    fv(["prog", "--count=5", "--colors=green"])
+    out = io.StringIO()
+    fv.write_help_in_xml_format(out)
+    text = re.sub(r"\s*<program>.*?</program>", "", out.getvalue(), flags=re.S)
+    return {"xml": re.sub(r"\s*<usage>.*?</usage>", "", text, flags=re.S)}
+
+
 def everything(f, helper):
     return {"parsers": parsers(f), "defines": defines(f), "key_flags": key_flags(f, helper),
-            "parsing": parsing(f), "extras": extras(f)}
+            "parsing": parsing(f), "extras": extras(f), "xml": xml_help(f)}
