@@ -26,13 +26,16 @@ DATA = Path(__file__).resolve().parents[1] / "data" / "flags_absl"
 EXPECTED = json.loads((DATA / "expected.json").read_text())
 
 
+def _load_path(name: str, path: Path):
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
 def _load(name: str, file: str):
-    if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(name, DATA / file)
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
-    return sys.modules[name]
+    return sys.modules.get(name) or _load_path(name, DATA / file)
 
 
 @pytest.fixture(scope="module")
@@ -78,19 +81,20 @@ def test_enum_class_and_alias_flags_on_the_global_flags():
         flags.FLAGS.unparse_flags()
 
 
-def test_disclaimed_module_credits_its_caller(tmp_path, monkeypatch):
+def test_disclaimed_module_credits_its_caller(tmp_path):
     (tmp_path / "h5d_defs.py").write_text(
         "from tfx.core.api import flags_api as flags\n"
         "flags.disclaim_key_flags()\n"
         "def define(fv):\n"
         "    flags.DEFINE_integer('h5d_n', 1, 'N.', flag_values=fv)\n")
-    monkeypatch.syspath_prepend(str(tmp_path))
-    import h5d_defs
-
-    values = flags.FlagValues()
-    h5d_defs.define(values)
-    assert values.find_module_defining_flag("h5d_n") == __name__
-    flags._DISCLAIMED.discard("h5d_defs")
+    h5d_defs = _load_path("h5d_defs", tmp_path / "h5d_defs.py")
+    try:
+        values = flags.FlagValues()
+        h5d_defs.define(values)
+        assert values.find_module_defining_flag("h5d_n") == __name__
+    finally:
+        flags._DISCLAIMED.discard("h5d_defs")
+        sys.modules.pop("h5d_defs", None)
 
 
 def test_tf_decorator_keeps_the_target_and_unwraps():
