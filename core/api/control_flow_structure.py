@@ -4,7 +4,7 @@ A graph built by `cond` and `while_loop` keeps, on each Operation, the
 `CondContext` or `WhileContext` it was made in; the gradients of `Switch`,
 `Merge` and of a loop need them. A graph that comes back from a GraphDef or a
 FunctionDef (the body a function call's backward function rebuilds) has only
-the ops, so `infer_structure` recovers the contexts from the ops' shapes, as
+the ops, so `infer_structure` recovers the contexts from how the ops are wired, as
 TensorFlow's executor recovers frames from `Enter`'s `frame_name`:
 
 * a loop is the `Enter`s of one frame; through each loop variable's `Enter`
@@ -315,10 +315,11 @@ def _fill_loop(graph: Any, loop: LoopInfo) -> None:
 class ContextRebuilder:
     """Contexts for the ops rebuilt, one by one, from a graph whose `Structure` is known.
 
-    `creating(name)` is the context to create node `name`'s copy in (an Enter and a
-    branch's Switch are made outside the context they bring a value into, as `cond` and
-    `while_loop` make them); `adopt(name, op)` records the copy and gives it its context;
-    `finish()` fills in each loop's and cond's fields once all copies exist.
+    `creating(node)` makes the graph's context the one to create IR node `node`'s copy in
+    (an Enter and a branch's Switch are made outside the context they bring a value into,
+    as `cond` and `while_loop` make them); `adopt(node, op)` records the copy and gives it
+    its context; `finish()` fills in each loop's and cond's fields once all copies exist.
+    A loop in `no_gradient` (built with back_prop=False) passes no gradient.
     """
 
     def __init__(self, graph: Any, structure: Structure,
@@ -387,12 +388,12 @@ class ContextRebuilder:
             fields = {"enters": loop.enters, "merges": loop.merges, "switches": loop.switches,
                       "next_iterations": loop.next_iterations, "exits": loop.exits}
             for attr, names in fields.items():
-                missing = [n for n in names if n is None or n not in self.ops]
+                missing = [n or "?" for n in names if n is None or n not in self.ops]
                 if missing:
                     raise InvalidArgumentError(
                         f"while loop {loop.frame!r}: its {attr} could not all be found or "
-                        f"rebuilt (a loop variable's Merge, Switch, Exit or NextIteration is "
-                        f"missing), so it cannot be differentiated")
+                        f"rebuilt ({missing[0]!r}: a loop variable's Merge, Switch, Exit or "
+                        "NextIteration is missing), so it cannot be differentiated")
                 setattr(ctx, attr, [self.ops[n] for n in names])
             ctx.body_vars = [self._output(n) for n in loop.body_vars]
             ctx.pivot = self._output(loop.loop_cond)
