@@ -3,7 +3,9 @@
 Nodes are joined into groups (union-find) when
 
 * a node reads another's output through a reference or resource input (a
-  variable and its Assign, a queue and its Enqueue): state lives on one device;
+  variable and its Assign, a queue and its Enqueue): state lives on one device.
+  A reader whose own device request contradicts the state's goes with the state,
+  its request ignored, as in TensorFlow;
 * a node's `_class` attr lists `loc:@other` (TensorFlow's colocation groups);
 * they belong to the same while loop: tfx keeps a loop frame, nested frames
   included, on one device, since it does not build TensorFlow's cross-device
@@ -11,12 +13,13 @@ Nodes are joined into groups (union-find) when
 
 A group is placed as a unit. Its *requested* device is the merge of its
 members' device fields (partial specs allowed); two members asking for
-different devices are a conflict, an error unless soft placement drops the
-conflicting parts as TensorFlow does. Its *feasible* devices are those that
-match the request and have a kernel for every member's op. With soft
-placement an unsatisfiable request is relaxed part by part (index, type,
-task, replica, job) until some device fits, so a node pinned to a missing GPU
-lands on the CPU of the same task. Errors name the nodes and the devices.
+different devices (other than a state reader's ignored request) are a conflict,
+an error unless soft placement drops the conflicting parts as TensorFlow does.
+Its *feasible* devices are those that match the request and have a kernel
+for every member's op. With soft placement an unsatisfiable request is relaxed
+part by part (index, type, task, replica, job) until some device fits, so a
+node pinned to a missing GPU lands on the CPU of the same task. Errors name the
+nodes and the devices.
 """
 
 from __future__ import annotations
@@ -145,11 +148,26 @@ def colocation_groups(graph: Graph, device_set: DeviceSet, *, soft_placement: bo
             sets.union(ra, rb)
             reasons[(index[a], index[b])] = why
 
+    # The merged request of each group joined by reference and resource edges so far: a
+    # consumer whose own request contradicts it is placed with the state it uses, its
+    # request ignored, as TensorFlow's placer does (a queue on a ps task and an enqueue
+    # made under a worker's device scope, as SyncReplicasOptimizer makes them).
+    state_requests: dict[int, DeviceName] = {}
+    ignored: set[Node] = set()
     for node in nodes:
         for source, want in zip(node.inputs, _input_types(node)):
             if want is not None and (want.is_ref or want.base is dtypes.resource):
                 kind = "reference" if want.is_ref else "resource"
+                root = sets.find(index[source.node])
+                held = state_requests.get(root)
+                if held is None:
+                    held = _request(source.node) if source.node.device else DeviceName()
+                own = _request(node) if node.device and node not in ignored else DeviceName()
+                if not held.compatible(own):
+                    ignored.add(node)
+                    own = DeviceName()
                 join(source.node, node, f"{node.name!r} uses the {kind} of {source.node.name!r}")
+                state_requests[sets.find(index[node])] = held.merge(own)
         for target in _class_targets(node):
             if target in graph:
                 join(graph.node(target), node, f"{node.name!r} has _class loc:@{target}")
@@ -176,7 +194,7 @@ def colocation_groups(graph: Graph, device_set: DeviceSet, *, soft_placement: bo
     groups = []
     for root, group_nodes in members.items():
         group = ColocationGroup(group_nodes, reasons=why_by_root.get(root, []))
-        _resolve(group, device_set, soft_placement, runnable_for)
+        _resolve(group, device_set, soft_placement, runnable_for, ignored)
         groups.append(group)
     return groups
 
@@ -204,12 +222,14 @@ def _request(node: Node) -> DeviceName:
 
 
 def _resolve(group: ColocationGroup, device_set: DeviceSet, soft: bool,
-             runnable_for: Callable[[frozenset[str]], list[DeviceAttributes]]) -> None:
-    """Merge the members' requests and find the feasible devices (or raise)."""
+             runnable_for: Callable[[frozenset[str]], list[DeviceAttributes]],
+             ignored: set[Node]) -> None:
+    """Merge the members' requests (but the `ignored` ones) and find the feasible devices
+    (or raise)."""
     requested = DeviceName()
     asked_by: Node | None = None
     for node in group.members:
-        if not node.device:
+        if not node.device or node in ignored:
             continue
         spec = _request(node)
         if not requested.compatible(spec):

@@ -144,11 +144,13 @@ def test_soft_placement_relaxes_a_missing_device(tmp_path: Path, capsys) -> None
     assert {n.device for n in load_graph(str(out)).node} <= {CPU0, CPU1}
 
 
-def _variable_pinned_apart(tmp_path: Path) -> str:
-    return write_graph(tmp_path / "var.pb", [
-        _node("VariableV2", "v", [], {"dtype": "float32", "shape": (4,)}, "/cpu:0"),
-        _node("Const", "init", [], {"dtype": "float32", "value": np.ones(4, np.float32)}),
-        _node("Assign", "assign", ["v", "init"], {"T": "float32"}, "/cpu:1"),
+def _colocated_apart(tmp_path: Path) -> str:
+    colocated = _node("Neg", "b", ["x"], {"T": "float32"}, "/cpu:1")
+    colocated.attr["_class"].list.s.append(b"loc:@a")
+    return write_graph(tmp_path / "coloc.pb", [
+        _node("Placeholder", "x", [], {"dtype": "float32", "shape": (4,)}),
+        _node("Neg", "a", ["x"], {"T": "float32"}, "/cpu:0"),
+        colocated,
     ])
 
 
@@ -164,9 +166,9 @@ def test_usage_errors(tmp_path: Path, capsys, make_args, message: str) -> None:
 
 
 @pytest.mark.parametrize(("make_args", "message"), [
-    (lambda p: [_variable_pinned_apart(p), "--devices", "cpu:0,cpu:1"],
-     "error: colocation conflict: node 'v' asks for device '/cpu:0' but node 'assign' asks "
-     "for '/cpu:1', and they must share a device ('assign' uses the reference of 'v')"),
+    (lambda p: [_colocated_apart(p), "--devices", "cpu:0,cpu:1"],
+     "error: colocation conflict: node 'a' asks for device '/cpu:0' but node 'b' asks "
+     "for '/cpu:1', and they must share a device ('b' has _class loc:@a)"),
     (lambda p: [MLP, "--device-spec", _spec(p, {
         "devices": [{"type": "GPU", "count": 2, "unsupported_ops": ["MatMul"]}],
         "links": [{"between": ["", ""], "bandwidth": 1e10, "latency": 0}]})],

@@ -233,15 +233,35 @@ def test_class_attr_groups_are_placed_as_a_unit() -> None:
     assert graph.node("na").device == graph.node("b").device == CPU1
 
 
+def _colocated_apart() -> Graph:
+    return _graph(
+        _node("Placeholder", "x", [], {"dtype": "float32", "shape": (4,)}),
+        _node("Neg", "a", ["x"], {"T": "float32"}, "/cpu:0"),
+        _node("Neg", "b", ["x"], {"T": "float32"}, "/cpu:1", colocate="a"),
+    )
+
+
 def test_contradictory_colocation_names_both_nodes() -> None:
     devices = DeviceSet.from_names("cpu:0,cpu:1")
     with pytest.raises(InvalidArgumentError,
-                       match=r"colocation conflict: node 'v' asks for device '/cpu:0' but node "
-                             r"'assign' asks for '/cpu:1'.*'assign' uses the reference of 'v'"):
-        place(_variable("/cpu:0", "/cpu:1"), devices)
-    graph = _variable("/cpu:0", "/cpu:1")
+                       match=r"colocation conflict: node 'a' asks for device '/cpu:0' but node "
+                             r"'b' asks for '/cpu:1'.*'b' has _class loc:@a"):
+        place(_colocated_apart(), devices)
+    graph = _colocated_apart()
     place(graph, devices, soft_placement=True)
-    assert graph.node("v").device == graph.node("assign").device
+    assert graph.node("a").device == graph.node("b").device
+
+
+def test_a_state_reader_pinned_elsewhere_goes_with_the_state() -> None:
+    # TensorFlow 2.21 places an Assign (or AssignVariableOp, or a queue's enqueue) asked
+    # for /cpu:1 with its variable on /cpu:0, ignoring the Assign's request.
+    graph = _variable("/cpu:0", "/cpu:1")
+    place(graph, DeviceSet.from_names("cpu:0,cpu:1"))
+    assert graph.node("assign").device == graph.node("v").device == CPU0
+    # An unpinned variable goes where its first pinned reader asks.
+    graph = _variable("", "/cpu:1")
+    place(graph, DeviceSet.from_names("cpu:0,cpu:1"))
+    assert graph.node("assign").device == graph.node("v").device == CPU1
 
 
 def test_memory_capacity_is_respected(tmp_path: Path) -> None:
