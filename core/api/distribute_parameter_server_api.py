@@ -6,10 +6,11 @@ run a `tf.train.Server`. A worker's strategy, made from a cluster resolver that 
 the cluster, this task's type and index (`SimpleClusterResolver(spec, task_type=
 "worker", task_id=i)` or TF_CONFIG), decides where things go, as TensorFlow's does:
 
-* variables created in `strategy.scope()` are placed on the ps tasks by
-  `tf.train.replica_device_setter` (round robin in creation order: `w` on
+* variables created in `strategy.scope()` are resource variables placed on the ps
+  tasks by `tf.train.replica_device_setter` (round robin in creation order: `w` on
   "/job:ps/task:0", `b` on "/job:ps/task:1", ...); a variable created next to another
-  (an optimizer's slot, `extended.colocate_vars_with`) sits with it;
+  (an optimizer's slot, `extended.colocate_vars_with`) sits with it; the replicas read
+  them from there;
 * everything else built in the scope goes to the worker ("/job:worker/task:i"), and the
   replica code of `run`/`call_for_each_replica` to the worker's compute devices, one
   replica per GPU the resolver reports, else one on the worker's CPU
@@ -31,11 +32,7 @@ are lost), so TF1 code reaches the results through `extended.call_for_each_repli
 `make_dataset_iterator` and `make_input_fn_iterator`. tfx returns the results of those
 methods as its other strategies do; the others behave as TensorFlow's.
 The iterators give a worker with one replica the element itself, not a PerReplica of
-one value (as tfx's other strategies). TensorFlow's strategies create resource
-variables (`use_resource=True`); this one leaves the kind to the caller (tfx's default:
-reference variables), because tfx's placer, unlike TensorFlow's, does not move a
-resource read requested on the worker to the variable's ps task (it reports a
-colocation conflict); the values trained are the same.
+one value (as tfx's other strategies).
 
     resolver = tf.distribute.cluster_resolver.SimpleClusterResolver(
         cluster, task_type="worker", task_id=0)
@@ -52,7 +49,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from tfx.core.api import distribute_context as ctx
-from tfx.core.api import distribute_lib
+from tfx.core.api import distribute_lib, math_api
 from tfx.core.api import distribute_values as values_lib
 from tfx.core.api.device_setter_api import replica_device_setter
 from tfx.core.api.distribute_cluster_resolver_api import (
@@ -69,7 +66,7 @@ from tfx.core.api.distribute_lib import (
     StrategyExtended,
     _StrategyScope,
 )
-from tfx.core.api.graph_builder import IndexedSlices, get_default_graph
+from tfx.core.api.graph_builder import GraphKeys, IndexedSlices, get_default_graph
 from tfx.core.api.ops_api import convert_to_tensor, identity
 from tfx.core.api.state_api import ResourceVariable, Variable, VariableAggregation
 from tfx.core.cluster import ClusterSpec
@@ -244,6 +241,7 @@ class ParameterServerExtended(StrategyExtended):
 
     # --- variables ----------------------------------------------------------------------
     def _create_variable(self, next_creator: Callable[..., Any], **kwargs: Any) -> Any:
+        kwargs["use_resource"] = True  # as TensorFlow's strategies make them
         creator = self._aggregating_creator(next_creator, kwargs)
         colocate_with = kwargs.pop("colocate_with", None)
         graph = get_default_graph()
@@ -270,8 +268,6 @@ class ParameterServerExtended(StrategyExtended):
         strategy = self._container_strategy()
 
         def create(**kw: Any) -> Any:
-            from tfx.core.api.graph_builder import GraphKeys
-
             collections = kw.pop("collections", None)
             collections = (list(collections) if collections is not None
                            else [GraphKeys.GLOBAL_VARIABLES])
@@ -340,8 +336,6 @@ class ParameterServerExtended(StrategyExtended):
                              f"with the given reduce op {reduce_op}.")
         parts = list(value.values)
         with get_default_graph().device(_LOCAL_CPU):
-            from tfx.core.api import math_api
-
             if any(isinstance(p, IndexedSlices) for p in parts):
                 from tfx.core.api.array_api import indexed_slices_to_tensor
 

@@ -91,16 +91,11 @@ def test_one_worker_trains_on_the_ps_tasks_as_tensorflow(cluster) -> None:
         assert loss.device == expected["loss_device"]
         assert total.device == expected["total_device"]
         assert in_scope.device == expected["in_scope_device"]
-        ops = {op.name: op.device for op in graph.get_operations()}
+        ops = {op.name: (op.type, op.device) for op in graph.get_operations()}
         for name, op_type, device in expected["op_devices"]:
-            if op_type in ("MatMul", "IteratorGetNext"):
-                assert ops[name] == device, name
-        # TensorFlow's ResourceApplyGradientDescent; tfx's reference variables apply with
-        # ApplyGradientDescent, on the same ps tasks.
-        applies = {op.name: op.device for op in graph.get_operations()
-                   if op.type == "ApplyGradientDescent"}
-        assert applies == {"GradientDescent/update_w/ApplyGradientDescent": "/job:ps/task:0",
-                           "GradientDescent/update_b/ApplyGradientDescent": "/job:ps/task:1"}
+            if op_type in ("MatMul", "IteratorGetNext", "VarHandleOp",
+                           "ResourceApplyGradientDescent", "AssignVariableOp"):
+                assert ops[name] == (op_type, device), name
         with tf.Session(workers[0].target) as sess:
             sess.run(tf.global_variables_initializer())
             sess.run(iterator.initializer)
@@ -125,12 +120,12 @@ def test_two_workers_share_the_ps_variables_with_adam(cluster) -> None:
                                                     lambda: tf.train.AdamOptimizer(0.1))
             init = tf.global_variables_initializer()
             start = iterator.initializer
-        devices = {op.name: op.device for op in graph.get_operations()}
+        ops = {op.name: (op.type, op.device) for op in graph.get_operations()}
         # The slots sit with their variables, Adam's powers with the first variable by
         # name ("b"), as in TensorFlow's graph.
         for name, op_type, device in expected["op_devices"][task]:
-            if op_type == "VarHandleOp":
-                assert devices[name] == device, name
+            if op_type in ("VarHandleOp", "ResourceApplyAdam"):
+                assert ops[name] == (op_type, device), name
         sess = tf.Session(workers[task].target, graph=graph)
         if task == 0:
             sess.run(init)
@@ -163,10 +158,10 @@ def test_two_replicas_per_worker_sum_their_gradients_on_the_worker(cluster) -> N
             strategy, lambda: tf.train.MomentumOptimizer(0.05, 0.9), batch=4, reduce="MEAN")
         assert type(w).__name__ == expected["variable_type"]
         assert [[v.name, v.device] for v in loss.values] == expected["loss"]
-        devices = {op.name: op.device for op in graph.get_operations()}
+        ops = {op.name: (op.type, op.device) for op in graph.get_operations()}
         for name, op_type, device in expected["op_devices"]:
-            if op_type in ("AddN", "VarHandleOp"):  # the sums; variables and slots
-                assert devices[name] == device, name
+            if op_type in ("AddN", "VarHandleOp", "ResourceApplyMomentum"):
+                assert ops[name] == (op_type, device), name
         config = tf.ConfigProto(allow_soft_placement=True)
         with tf.Session(workers[0].target, config=config) as sess:
             sess.run(tf.global_variables_initializer())
