@@ -127,7 +127,8 @@ def is_chief(spec: ClusterSpec, task_type: str, task_id: int) -> bool:
 
 def _input_pipeline(spec: ClusterSpec | None, task_type: str | None,
                     task_id: int | None) -> tuple[int, int]:
-    """(this worker's input pipeline id, the number of pipelines): chief and workers."""
+    """(this task's input pipeline id, the number of pipelines): the chief and the
+    workers share pipelines (the chief is id 0); an evaluator's job has its own."""
     if spec is None:
         return 0, 1
     chiefs = _task_count(spec, "chief")
@@ -137,7 +138,7 @@ def _input_pipeline(spec: ClusterSpec | None, task_type: str | None,
     if task_type == "worker":
         return task_id + chiefs, count
     if task_type == "evaluator":
-        return 0, 1
+        return task_id, _task_count(spec, "evaluator")
     raise ValueError(f"There is no id for task_type {task_type!r}")
 
 

@@ -281,3 +281,27 @@ def test_input_pipelines_and_the_chief_with_a_chief_job() -> None:
             tf.distribute.experimental.ParameterServerStrategy(
                 tf.distribute.cluster_resolver.SimpleClusterResolver(spec, **kwargs))
         assert str(info.value) == expected[key]
+
+
+def test_an_evaluator_has_its_own_input_pipeline_and_is_chief() -> None:
+    expected = TF["input_contexts"]["evaluator"]
+    spec = tf.train.ClusterSpec({"evaluator": ["localhost:9"], "worker": ["localhost:1"],
+                                 "ps": ["localhost:2"]})
+    strategy = tf.distribute.experimental.ParameterServerStrategy(
+        tf.distribute.cluster_resolver.SimpleClusterResolver(spec, task_type="evaluator",
+                                                             task_id=0))
+    seen = []
+
+    def input_fn(context):
+        seen.append([context.num_input_pipelines, context.input_pipeline_id,
+                     context.num_replicas_in_sync])
+        return tf.data.Dataset.range(3)
+
+    with tf.Graph().as_default(), strategy.scope():
+        strategy.make_input_fn_iterator(input_fn)
+        v = tf.Variable(1.0)
+    config = strategy.update_config_proto(tf.ConfigProto())
+    assert {"context": seen[0], "should_init": strategy.extended.experimental_should_init,
+            "worker_devices": list(strategy.extended.worker_devices),
+            "variable_device": v.device,
+            "device_filters": list(config.device_filters)} == expected

@@ -195,6 +195,27 @@ def input_contexts() -> dict:
         except ValueError as e:
             return str(e)
 
+    evaluator_spec = tf.train.ClusterSpec({"evaluator": ["localhost:9"],
+                                           "worker": ["localhost:1"], "ps": ["localhost:2"]})
+    strategy = tf1.distribute.experimental.ParameterServerStrategy(
+        tf.distribute.cluster_resolver.SimpleClusterResolver(
+            evaluator_spec, task_type="evaluator", task_id=0))
+    seen = []
+
+    def evaluator_input(context):
+        seen.append([context.num_input_pipelines, context.input_pipeline_id,
+                     context.num_replicas_in_sync])
+        return tf1.data.Dataset.range(3)
+
+    with tf1.Graph().as_default(), strategy.scope():
+        strategy.make_input_fn_iterator(evaluator_input)
+        v = tf1.Variable(1.0)
+    config = strategy.update_config_proto(tf1.ConfigProto())
+    out["evaluator"] = {"context": seen[0],
+                        "should_init": strategy.extended.experimental_should_init,
+                        "worker_devices": list(strategy.extended.worker_devices),
+                        "variable_device": v.device,
+                        "device_filters": list(config.device_filters)}
     out["bad_task_id"] = bad(task_type="worker", task_id=5)
     out["bad_task_type"] = bad(task_type="foo", task_id=0)
     return out
