@@ -1,5 +1,6 @@
 """Record TensorFlow 2.21's tf.compat.v1.distribute.experimental.ParameterServerStrategy in
-graph mode (TF1 behaviour: ref variables) on local clusters, for
+graph mode (TF1 behaviour, tf.compat.v1.disable_v2_behavior(); the strategy still makes
+resource variables) on local clusters of tf.distribute.Servers, for
 tests/api/test_distribute_parameter_server.py.
 
 Run with TensorFlow installed: python tests/data/parameter_server_strategy/generate.py
