@@ -95,7 +95,11 @@ class SyncReplicasOptimizer(Optimizer):
         graph = global_step.graph
         step_dtype = global_step.dtype.base
         with graph.as_default():
-            with graph.device(global_step.device), name_scope(""), \
+            # The local step is this worker's, as in TensorFlow: it is colocated with an
+            # op made under the worker's device scope, out of a ps device setter's reach
+            # (on a ps task every worker's graph would share one local step).
+            local_anchor = no_op()
+            with graph.colocate_with(local_anchor), name_scope(""), \
                     graph.control_dependencies(None):
                 self._local_step = Variable(0, trainable=False, dtype=step_dtype,
                                             collections=[GraphKeys.LOCAL_VARIABLES],

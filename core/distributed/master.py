@@ -138,6 +138,7 @@ class MasterSession:
         self._placed_version = -1
         self._steps: dict[tuple, _Registered] = {}
         self._worker_sessions: set[str] = set()
+        self._running: dict[int, Any] = {}  # step id -> what ends it everywhere
         self._closed = False
 
     # --- the graph ----------------------------------------------------------------------
@@ -324,6 +325,8 @@ class MasterSession:
         results_ready = threading.Event()
         if caller is not None:  # the client gave up: stop the step everywhere
             caller.add_callback(lambda: results_ready.is_set() or end_everywhere())
+        with self._lock:
+            self._running[step_id] = end_everywhere  # closing the session ends it
         futures = [_POOL.submit(run, task) for task in tasks[1:]]
         try:
             if tasks:
@@ -332,6 +335,8 @@ class MasterSession:
             for future in futures:
                 future.result()
             results_ready.set()
+            with self._lock:
+                self._running.pop(step_id, None)
         end_everywhere()
         if errors:
             # Wait until the step has stopped everywhere, so the next step meets none of it.
@@ -342,6 +347,8 @@ class MasterSession:
         return results
 
     def close(self) -> None:
+        """Cancel the steps still running (as TensorFlow's CloseSession does: a queue
+        runner's step blocked on a ps task returns), then release the workers' state."""
         with self._lock:
             if self._closed:
                 return
@@ -349,6 +356,9 @@ class MasterSession:
             steps = list(self._steps.values())
             self._steps.clear()
             sessions = list(self._worker_sessions)
+            running = list(self._running.values())
+        for end_everywhere in running:
+            end_everywhere()
         for registered in steps:
             for task, handle in registered.handles.items():
                 _quietly(self._workers.get(task).deregister_graph, pb.DeregisterGraphRequest(

@@ -241,3 +241,29 @@ def test_a_local_server_serves_one_task() -> None:
                 assert sess.run(tf.constant([1, 2]) * 2).tolist() == [2, 4]
     finally:
         server.stop(0)
+
+
+def test_closing_a_session_cancels_its_running_steps(cluster) -> None:
+    from tfx.core.errors import CancelledError
+
+    workers, _ = cluster
+    with tf.Graph().as_default():
+        with tf.device("/job:worker/task:1"):
+            taken = tf.FIFOQueue(1, tf.float32).dequeue()
+        sess = tf.Session(workers[0].target)
+        outcome: list[BaseException] = []
+
+        def blocked() -> None:
+            try:
+                sess.run(taken)
+            except BaseException as exc:  # noqa: BLE001 - the test looks at it
+                outcome.append(exc)
+
+        thread = threading.Thread(target=blocked)
+        thread.start()
+        time.sleep(1.0)  # the dequeue waits on task 1
+        start = time.monotonic()
+        sess.close()
+        thread.join(timeout=30)
+        assert not thread.is_alive() and time.monotonic() - start < 10
+        assert isinstance(outcome[0], CancelledError)
