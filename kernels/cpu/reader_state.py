@@ -41,6 +41,10 @@ def encode(started: int, finished: int, produced: int, work: bytes) -> bytes:
     return bytes(out)
 
 
+# Protobuf's largest field number; a tag is a 32-bit varint.
+_MAX_FIELD_NUMBER = (1 << 29) - 1
+
+
 def _read_varint(data: bytes, pos: int) -> tuple[int, int]:
     result = 0
     for i in range(10):
@@ -60,8 +64,8 @@ def decode(data: bytes) -> tuple[int, int, int, bytes]:
     while pos < len(data):
         key, pos = _read_varint(data, pos)
         number, wire = key >> 3, key & 7
-        if number == 0:
-            raise ValueError("field number 0")
+        if number == 0 or number > _MAX_FIELD_NUMBER or key >> 32:
+            raise ValueError(f"field number {number} out of range")
         if wire == 0:
             value, pos = _read_varint(data, pos)
             if 1 <= number <= 3:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 import tfx as tf
@@ -143,6 +143,8 @@ def test_codec_agrees_with_protobuf(started, finished, produced, work):
 
 @settings(max_examples=200, deadline=None)
 @given(st.binary(max_size=30))
+@example(b"\xa5\x80\x80\x80\x10\x00\x00\x00\x00")  # field number 2**29 + 4: refused
+@example(b"\xf8\xff\xff\xff\x0f\x00")  # field number 2**29 - 1: the largest, skipped
 def test_decode_accepts_and_refuses_what_protobuf_does(data):
     reference = PROTO()
     try:
