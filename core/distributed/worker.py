@@ -1,11 +1,12 @@
 """A task's WorkerService: register graph pieces, run them per step, hand over tensors.
 
 The master registers, per worker session, one GraphDef per step signature:
-this task's share of the step, already cut per device (every node carries one
-of this task's device names, and every edge between devices is a `_Send`/
-`_Recv` pair). The worker splits it by device, compiles each device's graph
-once (`tfx.core.multi_device.compile_partition`, all of its nodes as targets)
-and returns a handle. `run_graph` runs the handle's device graphs at once, as a
+this task's share of the step, every node on one of this task's devices. A tfx
+master cuts it per device already (every edge between devices is a `_Send`/
+`_Recv` pair); TensorFlow's master cuts only per task, and the worker cuts the
+rest. Each device's graph is compiled once
+(`tfx.core.multi_device.compile_partition`, all of its nodes as targets) and a
+handle returned. `run_graph` runs the handle's device graphs at once, as a
 local multi-device step (`run_partitions`), in the step's `WorkerRendezvous`:
 the request's `send` (rendezvous key -> tensor: the client's feeds) goes in
 first, and its `recv_key`s (the fetches) come back. A step's rendezvous lives
@@ -33,7 +34,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tfx.core.devices import DeviceSet
-from tfx.core.distributed.rendezvous import RecvTensorPeer, WorkerRendezvous, task_of
+from tfx.core.distributed.rendezvous import WorkerRendezvous, task_of
 from tfx.core.distributed.wire import status_of, tensor_from_proto, tensor_to_proto
 from tfx.core.errors import (
     AbortedError,
@@ -335,5 +336,3 @@ def _cancel(state: StepState, rendezvous: LocalRendezvous) -> None:
     state.cancelled.set()
     rendezvous.abort(CancelledError("the step was cancelled: its caller gave up"))
 
-
-__all__ = ["RecvTensorPeer", "Worker"]
