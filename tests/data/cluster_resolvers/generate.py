@@ -10,10 +10,10 @@ Writes tf_values.json next to this file.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 from pathlib import Path
-from types import SimpleNamespace
 
 import tensorflow as tf
 
@@ -103,53 +103,17 @@ def slurm() -> dict:
 # --- fakes of the Kubernetes and GCE clients -------------------------------------------------
 
 
-class FakeKubernetes:
-    def __init__(self, pods: dict) -> None:
-        self.pods = pods  # selector -> [(name, phase, host_ip)]
-
-    def list_pod_for_all_namespaces(self, label_selector: str):
-        items = [SimpleNamespace(metadata=SimpleNamespace(name=n),
-                                 status=SimpleNamespace(phase=p, host_ip=ip))
-                 for n, p, ip in self.pods.get(label_selector, [])]
-        return SimpleNamespace(items=items)
+def _load_fakes():
+    """The fakes shared with the TensorFlow side, loaded by path (not via sys.path)."""
+    path = Path(__file__).resolve().parent / "fakes.py"
+    spec = importlib.util.spec_from_file_location("cluster_resolver_fakes", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
-class _Request:
-    def __init__(self, result) -> None:
-        self.result = result
-
-    def execute(self):
-        return self.result
-
-
-class FakeGCE:
-    """The Compute Engine client's calls the resolver makes, over pages of instances."""
-
-    def __init__(self, pages: list[list[str]], addresses: dict) -> None:
-        self.pages = pages
-        self.addresses = addresses
-        self.calls = []
-
-    def instanceGroups(self):  # noqa: N802 - the client's name
-        return self
-
-    def instances(self):
-        return self
-
-    def listInstances(self, **kwargs):  # noqa: N802
-        self.calls.append(sorted(kwargs.items()))
-        return _Request({"items": [{"instance": f"projects/p/zones/z/instances/{n}"}
-                                   for n in self.pages[0]], "page": 0})
-
-    def listInstances_next(self, previous_request, previous_response):  # noqa: N802
-        page = previous_response["page"] + 1
-        if page >= len(self.pages):
-            return None
-        return _Request({"items": [{"instance": f"projects/p/zones/z/instances/{n}"}
-                                   for n in self.pages[page]], "page": page})
-
-    def get(self, project, zone, instance):
-        return _Request({"networkInterfaces": [{"networkIP": self.addresses[instance]}]})
+_FAKES = _load_fakes()
+FakeKubernetes, FakeGCE = _FAKES.FakeKubernetes, _FAKES.FakeGCE
 
 
 K8S_PODS = {"job-name=worker": [("w-b", "Running", "10.1.0.2"), ("w-a", "Running", "10.1.0.1")],
