@@ -118,7 +118,11 @@ class SyncReplicasOptimizer(Optimizer):
                     train_ops.append(apply_op)
                     aggregated.append((taken, var))
                     self._accumulators.append((accumulator, var.device))
-                update_op = self._opt.apply_gradients(aggregated, global_step)
+                # The update, the token queue and the tokens live with the global step, as
+                # in TensorFlow: the tokens then read the step after the update, on its own
+                # device (a copy sent to a worker would be the step's value at its start).
+                with graph.device(global_step.device):
+                    update_op = self._opt.apply_gradients(aggregated, global_step)
                 with graph.device(global_step.device), name_scope(""):
                     queue = FIFOQueue(-1, [step_dtype], shapes=[()], name="sync_token_q",
                                       shared_name="sync_token_q")
@@ -126,7 +130,8 @@ class SyncReplicasOptimizer(Optimizer):
                 with graph.device(global_step.device), graph.control_dependencies(train_ops):
                     token = queue.dequeue()
                     train_op = self._local_step.assign(token)
-                with graph.control_dependencies([update_op]):
+                with graph.device(global_step.device), \
+                        graph.control_dependencies([update_op]):
                     tokens = array_api.fill([self._tokens_per_step], _value(global_step))
                     sync_op = queue.enqueue_many((tokens,))
                 if self._variable_averages is not None:
