@@ -448,7 +448,8 @@ class Master:
         return response
 
     def reset(self, request: pb.ResetRequest) -> pb.ResetResponse:
-        """Close every session and release the workers' state, as TensorFlow's Reset."""
+        """Close every session and release the workers' resources (of the named containers,
+        or all), as TensorFlow's Reset."""
         with self._lock:
             sessions = list(self._sessions.values())
             self._sessions.clear()
@@ -458,9 +459,6 @@ class Master:
             _quietly(self.workers.get(task).cleanup_all,
                      pb.CleanupAllRequest(container=request.container))
         return pb.ResetResponse()
-
-    def close(self) -> None:
-        self.reset(pb.ResetRequest())
 
 
 def raise_status(code: int, message: str) -> None:

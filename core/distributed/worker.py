@@ -152,8 +152,17 @@ class Worker:
         return session
 
     def cleanup_all(self, request: pb.CleanupAllRequest) -> pb.CleanupAllResponse:
-        """Release the shared resources (TensorFlow's Reset reaches workers as this)."""
-        self._resources.clear()
+        """Release the shared resources of the named containers, or of all of them when
+        none is named (TensorFlow's Reset reaches workers as this)."""
+        if not request.container:
+            self._resources.clear()
+            return pb.CleanupAllResponse()
+        wanted = set(request.container)
+        for (container, name), resource in self._resources.items():
+            if container in wanted and self._resources.delete(container, name):
+                close = getattr(resource, "close", None)
+                if callable(close):
+                    close()
         return pb.CleanupAllResponse()
 
     # --- graphs -------------------------------------------------------------------------

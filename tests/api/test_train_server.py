@@ -71,8 +71,10 @@ def test_isolated_sessions_keep_their_variables_and_reset_clears_shared_ones() -
         assert bump() == 11.0
         assert bump() == 12.0  # the server kept the variable between sessions
         assert bump(tf.ConfigProto(isolate_session_state=True)) == 11.0
+        tf.Session.reset(server.target, ["other"])
+        assert bump() == 13.0  # only the named container was cleared
         tf.Session.reset(server.target)
-        assert bump() == 11.0  # Reset cleared it
+        assert bump() == 11.0  # Reset without containers clears them all
         with tf.Graph().as_default():
             with tf.Session(server.target) as sess:
                 (device,) = sess.list_devices()
