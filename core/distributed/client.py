@@ -57,10 +57,16 @@ class GrpcSession:
         self._version = 0
         self._sent_nodes: set[str] = set()
         self._sent_functions: set[str] = set()
+        self._synced_size = (0, 0)
         self._closed = False
 
     def _sync(self, graph: Graph) -> None:
         """Send the master what the graph has that it does not."""
+        # A graph only grows (as TensorFlow's client assumes too): the same node and
+        # function counts mean nothing new, and a step need not serialize the graph.
+        size = (len(graph), len(graph.library.function))
+        if self._handle and size == self._synced_size:
+            return
         graph_def = graph.to_graph_def()
         new = graph_pb2.GraphDef(versions=graph_def.versions)
         new.node.extend(n for n in graph_def.node if n.name not in self._sent_nodes)
@@ -84,6 +90,7 @@ class GrpcSession:
             self._version = response.new_graph_version
         self._sent_nodes.update(n.name for n in new.node)
         self._sent_functions.update(f.signature.name for f in new.library.function)
+        self._synced_size = size
 
     def run(self, graph: Graph, fetches: Sequence[str], feeds: Mapping[str, Any] | None = None,
             targets: Sequence[str] = (), *, timeout: float | None = None) -> list[Any]:
