@@ -19,6 +19,21 @@ from tfx.core.errors import UnimplementedError
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "cluster_resolvers"
 TF = json.loads((DATA / "tf_values.json").read_text())
+
+
+def _load_inputs():
+    """The inputs shared with the TensorFlow side, loaded by path (not via sys.path)."""
+    path = DATA / "inputs.py"
+    spec = importlib.util.spec_from_file_location("cluster_resolver_inputs", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+_INPUTS = _load_inputs()
+FakeKubernetes, FakeGCE = _INPUTS.FakeKubernetes, _INPUTS.FakeGCE
+SLURM_CASES, SLURM_VARS = _INPUTS.SLURM_CASES, _INPUTS.SLURM_VARS
+K8S_PODS = _INPUTS.K8S_PODS
 cr = tf.distribute.cluster_resolver
 
 
@@ -35,47 +50,6 @@ def as_json(value):
 
 
 # --- Slurm -------------------------------------------------------------------------------
-
-SLURM_CASES = {
-    "two_nodes_two_tasks": ({"SLURM_PROCID": "3", "SLURM_STEP_NUM_TASKS": "4",
-                             "SLURM_STEP_NODELIST": "t02n[13-14]",
-                             "SLURM_STEP_TASKS_PER_NODE": "2(x2)",
-                             "CUDA_VISIBLE_DEVICES": "0,1,2,3"},
-                            {"jobs": {"ps": 1, "worker": 3}}),
-    "default_jobs": ({"SLURM_PROCID": "0", "SLURM_STEP_NUM_TASKS": "3",
-                      "SLURM_STEP_NODELIST": "node1,node[03-04]",
-                      "SLURM_STEP_TASKS_PER_NODE": "1(x3)"},
-                     {"gpus_per_node": 2, "port_base": 2222, "rpc_layer": None}),
-    "uneven_tasks": ({"SLURM_PROCID": "2", "SLURM_STEP_NUM_TASKS": "3",
-                      "SLURM_STEP_NODELIST": "b[1-2]", "SLURM_STEP_TASKS_PER_NODE": "2,1"},
-                     {"jobs": {"worker": 2, "evaluator": 1}, "gpus_per_node": 4,
-                      "gpus_per_task": 2, "auto_set_gpu": False}),
-    "tasks_per_node_int": ({"SLURM_PROCID": "1", "SLURM_STEP_NODELIST": "h[7,9]"},
-                           {"jobs": {"worker": 4}, "tasks_per_node": 2,
-                            "gpus_per_node": 2}),
-    "tasks_per_node_dict": ({"SLURM_PROCID": "0"},
-                            {"jobs": {"chief": 1, "worker": 1},
-                             "tasks_per_node": {"zz": 1, "aa": 1}, "gpus_per_node": 1}),
-    "too_many_gpus": ({"SLURM_PROCID": "0", "SLURM_STEP_NUM_TASKS": "2",
-                       "SLURM_STEP_NODELIST": "n1", "SLURM_STEP_TASKS_PER_NODE": "2"},
-                      {"gpus_per_node": 2, "gpus_per_task": 2}),
-    "too_many_tasks": ({"SLURM_PROCID": "0", "SLURM_STEP_NODELIST": "n1",
-                        "SLURM_STEP_TASKS_PER_NODE": "2"},
-                       {"jobs": {"worker": 3}, "gpus_per_node": 2}),
-    "no_procid": ({}, {}),
-    "no_num_tasks": ({"SLURM_PROCID": "0"}, {}),
-    "bad_hostlist": ({"SLURM_PROCID": "0", "SLURM_STEP_NUM_TASKS": "1",
-                      "SLURM_STEP_NODELIST": "n[1-2", "SLURM_STEP_TASKS_PER_NODE": "1"},
-                     {"gpus_per_node": 1}),
-    "bad_tasks_per_node": ({"SLURM_PROCID": "0", "SLURM_STEP_NUM_TASKS": "1",
-                            "SLURM_STEP_NODELIST": "n1", "SLURM_STEP_TASKS_PER_NODE": "x"},
-                           {"gpus_per_node": 1}),
-    "no_gpus": ({"SLURM_PROCID": "0", "SLURM_STEP_NUM_TASKS": "1",
-                 "SLURM_STEP_NODELIST": "n1", "SLURM_STEP_TASKS_PER_NODE": "1"},
-                {"gpus_per_node": 0}),
-}
-SLURM_VARS = ("SLURM_PROCID", "SLURM_STEP_NUM_TASKS", "SLURM_STEP_NODELIST",
-              "SLURM_STEP_TASKS_PER_NODE", "CUDA_VISIBLE_DEVICES")
 
 
 @pytest.mark.parametrize("case", sorted(SLURM_CASES))
@@ -127,24 +101,6 @@ def test_slurm_bracket_ranges_expand_to_their_hosts(prefix, numbers, width) -> N
 
 
 # --- Kubernetes and GCE --------------------------------------------------------------------
-
-
-def _load_fakes():
-    """The fakes shared with the TensorFlow side, loaded by path (not via sys.path)."""
-    path = DATA / "fakes.py"
-    spec = importlib.util.spec_from_file_location("cluster_resolver_fakes", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-_FAKES = _load_fakes()
-FakeKubernetes, FakeGCE = _FAKES.FakeKubernetes, _FAKES.FakeGCE
-
-
-K8S_PODS = {"job-name=worker": [("w-b", "Running", "10.1.0.2"), ("w-a", "Running", "10.1.0.1")],
-            "job-name=ps": [("ps-0", "Running", "10.2.0.1")],
-            "job-name=pending": [("p-0", "Pending", "10.3.0.1")]}
 
 
 def test_kubernetes_resolver_as_tensorflow() -> None:
