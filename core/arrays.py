@@ -30,3 +30,54 @@ def namespace(x: Any) -> ModuleType:
 def as_array(x: Any) -> Any:
     """`x` as an array where it lives: numpy scalars become 0-d numpy arrays."""
     return namespace(x).asarray(x)
+
+
+# CuPy 14's `ufunc.at` (recorded on a GPU, tests/data/cupy_14_rules.json): add takes these
+# dtypes, maximum and minimum the same less float16, subtract only int32 and uint32.
+_CUPY_AT_TYPES = {
+    "add": frozenset({"int32", "int64", "uint32", "uint64", "float16", "float32", "float64"}),
+    "maximum": frozenset({"int32", "int64", "uint32", "uint64", "float32", "float64"}),
+    "minimum": frozenset({"int32", "int64", "uint32", "uint64", "float32", "float64"}),
+}
+_CUPY_AT_WIDER = {"int8": "int32", "int16": "int32", "uint8": "uint32", "uint16": "uint32",
+                  "float16": "float32", "bool": "uint32"}
+
+
+def ufunc_at(ufunc: np.ufunc, target: Any, index: Any, values: Any) -> None:
+    """`ufunc.at(target, index, values)` (add, subtract, maximum or minimum) in place,
+    on numpy arrays or on CuPy's.
+
+    numpy's `at` serves any dtype and index. CuPy's declines an index tuple, has no
+    `subtract.at` but for int32 and uint32, and takes only some dtypes (see
+    `_CUPY_AT_TYPES`); so on CuPy an index tuple becomes one flat index over the target's
+    leading axes, a subtraction adds the negated values (modular for integers, as
+    subtraction is), a narrow type is widened for the update and narrowed back (exact:
+    sums wrap as they would have, extremes are values of the type), and a complex target
+    is updated as its real and imaginary parts.
+    """
+    if type(target) is np.ndarray:
+        ufunc.at(target, index, values)
+        return
+    xp = namespace(target)
+    if ufunc is np.subtract:
+        ufunc, values = np.add, -xp.asarray(values, dtype=target.dtype)
+    if isinstance(index, tuple):
+        lead = target.shape[:len(index)]
+        flat = xp.ravel_multi_index(index, lead) if len(index) > 1 else index[0]
+        if not target.flags.c_contiguous:  # a reshape would copy: update a copy, write back
+            updated = xp.ascontiguousarray(target)
+            ufunc_at(ufunc, updated, index, values)
+            target[...] = updated
+            return
+        target, index = target.reshape((-1,) + target.shape[len(lead):]), flat
+    if target.dtype.kind == "c":
+        values = xp.asarray(values, dtype=target.dtype)
+        ufunc_at(ufunc, target.real, index, values.real)
+        ufunc_at(ufunc, target.imag, index, values.imag)
+        return
+    if target.dtype.name in _CUPY_AT_TYPES[ufunc.__name__]:
+        ufunc.at(target, index, values)  # CuPy's __array_ufunc__ takes it over
+        return
+    wide = target.astype(_CUPY_AT_WIDER[target.dtype.name])
+    ufunc.at(wide, index, xp.asarray(values).astype(wide.dtype))
+    target[...] = wide.astype(target.dtype)

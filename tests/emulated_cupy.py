@@ -9,13 +9,21 @@ numpy array and follows CuPy 14's behaviour:
 
 * `__array__` raises TypeError (CuPy refuses implicit conversion to numpy);
 * numpy ufuncs and array functions dispatch to the device only when CuPy has a
-  function of that name in the matching namespace (`tests/data/cupy_14_names.json`,
-  recorded from CuPy 14.2: its namespaces and the names that are merely numpy's own
-  objects, which CuPy's `__array_function__` declines);
+  function of that name in the matching namespace, and take only the keyword
+  arguments CuPy's function has (`tests/data/cupy_14_rules.json`, recorded from
+  CuPy 14.2 on an H100 by `tests/data/record_cupy_rules.py`: its namespaces, the
+  names that are merely numpy's own objects, which CuPy's `__array_function__`
+  declines, and each function's parameters);
 * a numpy array among the operands of a device operation is a TypeError (numpy
   and Python scalars are fine), as in CuPy;
-* only attributes a CuPy ndarray has are available, and a ufunc's `reduce` takes
-  only CuPy's keyword arguments (no `initial`).
+* only attributes a CuPy ndarray has are available;
+* a ufunc's `reduce`, `accumulate`, `reduceat` and `at` raise what CuPy raises for
+  the ufunc and dtype (recorded: `minimum.reduce` is not supported, `subtract.at`
+  takes int32 and uint32 only, ...), `at` declines an index tuple, and `reduce` takes
+  no `initial`;
+* `add.reduceat` sums as CuPy 14.2 was seen to on a GPU: as differences of a running
+  sum, so a NaN or infinity in one segment reaches the later ones and a segment's
+  sum carries the rounding of the running total.
 
 It counts host-to-device and device-to-host copies so tests can see them.
 """
@@ -30,18 +38,26 @@ from typing import Any
 
 import numpy as np
 
-_NAMES = json.loads((Path(__file__).resolve().parent / "data" / "cupy_14_names.json")
+_RULES = json.loads((Path(__file__).resolve().parent / "data" / "cupy_14_rules.json")
                     .read_text())
-_NAMESPACES = {ns: set(names) for ns, names in _NAMES["namespaces"].items()}
-_NUMPY_OBJECTS = {ns: set(names) for ns, names in _NAMES["numpy_objects"].items()}
-_NDARRAY_ATTRIBUTES = set(_NAMES["ndarray"])
+_NAMESPACES = {ns: set(names) for ns, names in _RULES["namespaces"].items()}
+_NUMPY_OBJECTS = {ns: set(names) for ns, names in _RULES["numpy_objects"].items()}
+_NDARRAY_ATTRIBUTES = set(_RULES["ndarray"])
+# "cupy.take" -> the keyword arguments it takes, or None when it has **kwargs.
+_KEYWORDS = {name: None if any(p.startswith("**") for p in params)
+             else {p for p in params if not p.startswith("*")}
+             for name, params in _RULES["parameters"].items()}
+# (ufunc, method, dtype) -> (exception class, message) for the combinations CuPy refuses.
+_UFUNC_ERRORS = {
+    (name, method, dtype): error
+    for name, rules in _RULES["ufuncs"].items()
+    for method, errors in rules["errors"].items()
+    for error, dtypes in errors.items() for dtype in dtypes
+}
+_EXCEPTIONS = {"TypeError": TypeError, "NotImplementedError": NotImplementedError,
+               "ValueError": ValueError}
 # CuPy 14's ufunc.reduce(array, axis=0, dtype=None, out=None, keepdims=False): no `initial`.
 _REDUCE_ARGUMENTS = {"axis", "dtype", "out", "keepdims"}
-# CuPy 14's `ufunc.at` exists only for the ufuncs built with a scatter op, and its
-# `ufunc.reduceat` only for add (cupy/_core/_kernel.pyx); the others raise.
-_AT_UFUNCS = {"add", "subtract", "maximum", "minimum", "bitwise_and", "bitwise_or",
-              "bitwise_xor"}
-_REDUCEAT_UFUNCS = {"add"}
 
 
 class CUDARuntimeError(RuntimeError):
@@ -71,6 +87,31 @@ def _wrap(value: Any) -> Any:
     return value
 
 
+def _check_keywords(name: str, kwargs: dict[str, Any]) -> None:
+    """CuPy's TypeError for a keyword its function `name` ("cupy.take") does not take."""
+    allowed = _KEYWORDS.get(name)
+    unknown = sorted(set(kwargs) - allowed) if allowed is not None else ()
+    if unknown:
+        raise TypeError(f"{name.rpartition('.')[2]}() got an unexpected keyword argument "
+                        f"{unknown[0]!r}")
+
+
+def _running_sum_reduceat(array: np.ndarray, indices: Any, axis: int = 0, dtype: Any = None,
+                          out: Any = None) -> np.ndarray:
+    """`add.reduceat` as CuPy 14.2 computes it: differences of the running sum at the
+    segment ends (numpy's reduceat sums each segment on its own)."""
+    starts = np.asarray(indices)
+    moved = np.moveaxis(array, axis, 0)
+    running = np.cumsum(moved, axis=0, dtype=dtype)
+    ends = np.append(starts[1:], len(moved)) - 1
+    result = running[ends]
+    later = starts > 0
+    result[later] -= running[starts[later] - 1]
+    backward = ends < starts  # numpy's rule: an empty or backward segment is its first element
+    result[backward] = moved[starts[backward]]
+    return np.moveaxis(result, 0, axis)
+
+
 class ndarray(np.lib.mixins.NDArrayOperatorsMixin):  # noqa: N801 - CuPy's name
     """A device array: numpy contents reachable only through CuPy's interface."""
 
@@ -86,14 +127,22 @@ class ndarray(np.lib.mixins.NDArrayOperatorsMixin):  # noqa: N801 - CuPy's name
     def __array_ufunc__(self, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs: Any) -> Any:
         if ufunc.__name__ not in _NAMESPACES["cupy"]:
             return NotImplemented
-        if (method == "at" and ufunc.__name__ not in _AT_UFUNCS) or (
-                method == "reduceat" and ufunc.__name__ not in _REDUCEAT_UFUNCS):
-            raise NotImplementedError(f"`{ufunc.__name__}.{method}` is not supported yet")
+        if method == "at" and isinstance(inputs[1], tuple):
+            return NotImplemented  # seen on a GPU: CuPy declines `at` with an index tuple
+        if method != "__call__":
+            first = inputs[0]
+            dtype = first._host.dtype if isinstance(first, ndarray) else np.asarray(first).dtype
+            error = _UFUNC_ERRORS.get((ufunc.__name__, method, dtype.name))
+            if error is not None:
+                kind, _, message = error.partition(": ")
+                raise _EXCEPTIONS[kind](message)
         if method == "reduce" and set(kwargs) - _REDUCE_ARGUMENTS:
             raise TypeError(f"{ufunc.__name__}.reduce() got an unexpected keyword argument "
                             f"{sorted(set(kwargs) - _REDUCE_ARGUMENTS)[0]!r}")
         if "out" in kwargs:
             kwargs["out"] = tuple(_unwrap(o) for o in kwargs["out"])
+        if ufunc is np.add and method == "reduceat":
+            return _wrap(_running_sum_reduceat(*_unwrap(inputs), **_unwrap(kwargs)))
         result = getattr(ufunc, method)(*_unwrap(inputs), **_unwrap(kwargs))
         return _wrap(result)
 
@@ -102,6 +151,7 @@ class ndarray(np.lib.mixins.NDArrayOperatorsMixin):  # noqa: N801 - CuPy's name
         if (func.__name__ not in _NAMESPACES.get(namespace, ())
                 or func.__name__ in _NUMPY_OBJECTS.get(namespace, ())):
             return NotImplemented
+        _check_keywords(f"{namespace}.{func.__name__}", kwargs)
         return _wrap(func(*_unwrap(args), **_unwrap(kwargs)))
 
     def __getattr__(self, name: str) -> Any:
@@ -220,6 +270,7 @@ class EmulatedCupy(types.ModuleType):
         function = getattr(np, name)
 
         def on_device(*args: Any, **kwargs: Any) -> Any:
+            _check_keywords(f"cupy.{name}", kwargs)
             return _wrap(function(*_unwrap(args), **_unwrap(kwargs)))
 
         return on_device

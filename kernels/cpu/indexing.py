@@ -13,7 +13,7 @@ import math
 
 import numpy as np
 
-from tfx.core.arrays import as_array, namespace
+from tfx.core.arrays import as_array, namespace, ufunc_at
 from tfx.core.dtypes import NUMBERS, REALS
 from tfx.core.errors import InvalidArgumentError
 from tfx.core.limits import check_allocation
@@ -136,8 +136,10 @@ def gather(params: np.ndarray, indices: np.ndarray, axis: int, batch_dims: int) 
         return zeros(out_shape, params.dtype, like=params)
     _check_range(indices, size)
     if batch_dims == 0:
-        # Indices are checked above; "clip" skips numpy's second bounds check.
-        return as_array(np.take(params, indices, axis=axis, mode="clip"))
+        if type(params) is np.ndarray:
+            # Indices are checked above; "clip" skips numpy's second bounds check.
+            return as_array(np.take(params, indices, axis=axis, mode="clip"))
+        return np.take(params, indices, axis=axis)  # CuPy's take has no `mode`
     batch = params.shape[:batch_dims]
     outer = params.shape[batch_dims:axis]
     inner = params.shape[axis + 1:]
@@ -295,7 +297,7 @@ class ScatterNd(OpKernel):
         check_allocation(dims, updates.dtype.itemsize, "ScatterNd")
         offsets, rows, view = _scatter_targets(indices, updates, dims, "Output", self._ignore)
         out = zeros(dims, updates.dtype, like=updates)
-        np.add.at(out.reshape(view), offsets, rows)
+        ufunc_at(np.add, out.reshape(view), offsets, rows)
         return (out,)
 
 
@@ -412,13 +414,13 @@ class TensorScatterUpdate(_TensorScatter):
 @register_kernel("TensorScatterAdd", "CPU", T=NUMBERS)
 class TensorScatterAdd(_TensorScatter):
     def combine(self, rows_of_out, offsets, rows):
-        np.add.at(rows_of_out, offsets, rows)
+        ufunc_at(np.add, rows_of_out, offsets, rows)
 
 
 @register_kernel("TensorScatterSub", "CPU", T=NUMBERS)
 class TensorScatterSub(_TensorScatter):
     def combine(self, rows_of_out, offsets, rows):
-        np.subtract.at(rows_of_out, offsets, rows)
+        ufunc_at(np.subtract, rows_of_out, offsets, rows)
 
 
 class _TensorScatterExtreme(_TensorScatter):
@@ -432,7 +434,7 @@ class _TensorScatterExtreme(_TensorScatter):
     def combine(self, rows_of_out, offsets, rows):
         if rows_of_out.dtype.kind == "f":
             rows = np.where(np.isnan(rows), rows.dtype.type(self._identity), rows)
-        self._ufunc.at(rows_of_out, offsets, rows)
+        ufunc_at(self._ufunc, rows_of_out, offsets, rows)
 
 
 @register_kernel("TensorScatterMax", "CPU", T=REALS)

@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 
 from tfx.core import dtypes, limits
-from tfx.core.arrays import as_array, namespace
+from tfx.core.arrays import as_array, namespace, ufunc_at
 from tfx.core.dtypes import NUMBERS, REALS
 from tfx.core.errors import InvalidArgumentError
 from tfx.kernels.base import OpKernel, register_kernel
@@ -165,7 +165,8 @@ class MaxMin(_Reduce):
     def setup(self, **attrs: Any) -> None:
         super().setup(**attrs)
         is_max = self.op == "Max"
-        self._ufunc = np.maximum if is_max else np.minimum
+        # np.amax, not np.maximum.reduce: CuPy has no reduce for maximum and minimum.
+        self._reduce = np.amax if is_max else np.amin
         if self.input_types[0].is_floating:
             self._identity = -np.inf if is_max else np.inf
         else:
@@ -182,7 +183,7 @@ class MaxMin(_Reduce):
             out = namespace(x).full(shape, self._identity, dtype=self._dtype)
             return out if self._keep else out.reshape([d for i, d in enumerate(x.shape)
                                                        if i not in axes])
-        result = self._ufunc.reduce(x, axis=axes, keepdims=self._keep)
+        result = self._reduce(x, axis=axes, keepdims=self._keep)
         return as_array(result).astype(self._dtype, copy=False)
 
 
@@ -190,10 +191,11 @@ class MaxMin(_Reduce):
 class AllAny(_Reduce):
     def setup(self, **attrs: Any) -> None:
         super().setup(**attrs)
-        self._ufunc = np.logical_and if self.op == "All" else np.logical_or
+        # np.all, not np.logical_and.reduce: CuPy has no reduce for the logical ufuncs.
+        self._reduce = np.all if self.op == "All" else np.any
 
     def reduce(self, x, axes):
-        return as_array(self._ufunc.reduce(x, axis=axes, keepdims=self._keep))
+        return as_array(self._reduce(x, axis=axes, keepdims=self._keep))
 
 
 @register_kernel(["ArgMax", "ArgMin"], "CPU", T=REALS | {dtypes.bool_})
@@ -489,7 +491,7 @@ class Bincount(OpKernel):
         if dtype.kind == "f":
             return (np.bincount(values, weights, size).astype(dtype),)
         out = namespace(values).zeros(size, dtype)  # integer weights: exact sums in T
-        np.add.at(out, values, weights)
+        ufunc_at(np.add, out, values, weights)
         return (out,)
 
 
@@ -537,7 +539,7 @@ class DenseBincount(OpKernel):
         if self._binary:
             out[row, bins] = 1
         elif weights.size:
-            np.add.at(out, (row, bins), weights.reshape(matrix.shape)[row, col])
+            ufunc_at(np.add, out, (row, bins), weights.reshape(matrix.shape)[row, col])
         else:
-            np.add.at(out, (row, bins), 1)
+            ufunc_at(np.add, out, (row, bins), 1)
         return (out if data.ndim == 2 else out.reshape(size),)

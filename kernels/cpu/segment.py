@@ -6,7 +6,8 @@ has `segment_ids[-1] + 1` rows. `UnsortedSegment{Sum,Max,Min,Prod}(data, segment
 num_segments)` take ids of any shape that prefixes data's, in any order; rows with a
 negative id are dropped and the output has `num_segments` rows.
 
-TensorFlow's semantics, vectorized with numpy (a stable sort by id, then `reduceat`):
+TensorFlow's semantics, vectorized with numpy (a stable sort by id, then `reduceat`; on
+CuPy, sums add each row into its segment, `_segment_sums`):
 
 - ids are validated as TensorFlow's CPU kernels do, with its messages: for the sorted ops
   segments are walked in order and the first bad one is reported, as "segment ids are not
@@ -32,7 +33,7 @@ import ml_dtypes
 import numpy as np
 
 from tfx.core import dtypes
-from tfx.core.arrays import as_array, namespace
+from tfx.core.arrays import as_array, namespace, ufunc_at
 from tfx.core.dtypes import NUMBERS, REALS
 from tfx.core.errors import InvalidArgumentError
 from tfx.core.limits import check_allocation
@@ -49,6 +50,23 @@ def _starts(ids: np.ndarray) -> np.ndarray:
     change[0] = True
     np.not_equal(ids[1:], ids[:-1], out=change[1:])
     return np.flatnonzero(change)
+
+
+def _segment_sums(data: np.ndarray, starts: np.ndarray, dtype: Any = None) -> np.ndarray:
+    """The sum of each segment's rows (segments start at `starts` and run on to the next).
+
+    numpy's `add.reduceat` sums each segment on its own. CuPy's takes differences of a
+    running sum (seen on a GPU: a NaN in one segment made the later ones NaN, and sums
+    carried the running total's rounding), so on CuPy each row is added into its segment.
+    """
+    if type(data) is np.ndarray:
+        return np.add.reduceat(data, starts, axis=0, dtype=dtype)
+    xp = namespace(data)
+    begins = xp.zeros(len(data), np.int64)
+    begins[starts[1:]] = 1
+    totals = xp.zeros((len(starts),) + data.shape[1:], dtype or data.dtype)
+    ufunc_at(np.add, totals, xp.cumsum(begins), data.astype(totals.dtype, copy=False))
+    return totals
 
 
 def _limits(dtype: np.dtype) -> tuple[Any, Any]:
@@ -95,17 +113,17 @@ class _SegmentReduction(OpKernel):
     def _reduce_rows(self, data: np.ndarray, starts: np.ndarray, counts: np.ndarray) -> Any:
         kind = self._reduction
         if kind == "Sum":
-            return np.add.reduceat(data, starts, axis=0)
+            return _segment_sums(data, starts)
         if kind == "Prod":
             return np.multiply.reduceat(data, starts, axis=0)
         if kind == "Mean":
             if self._integer:
-                total = np.add.reduceat(data, starts, axis=0, dtype=np.int64)
+                total = _segment_sums(data, starts, np.int64)
                 count = counts[:, None]
                 quotient = total // count
                 # C++ division truncates toward zero; floor division rounds negatives down.
                 return quotient + ((total < 0) & (total % count != 0))
-            return np.add.reduceat(data, starts, axis=0) / counts[:, None].astype(data.dtype)
+            return _segment_sums(data, starts) / counts[:, None].astype(data.dtype)
         return self._extreme(data, starts, counts, kind == "Max")
 
     def _extreme(self, data: np.ndarray, starts: np.ndarray, counts: np.ndarray,

@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from tfx.core import dtypes
-from tfx.core.arrays import namespace
+from tfx.core.arrays import namespace, ufunc_at
 from tfx.core.errors import InvalidArgumentError, NotFoundError, OutOfRangeError
 from tfx.core.resources import handle_from_tensor
 from tfx.core.variables import (
@@ -160,9 +160,9 @@ def _combine_at(mode: str, target: np.ndarray, index: tuple, values: np.ndarray)
     if mode == "update":
         target[index] = values  # with duplicates, the last update wins
     elif mode == "add":
-        np.add.at(target, index, values)
+        ufunc_at(np.add, target, index, values)
     elif mode == "sub":
-        np.subtract.at(target, index, values)
+        ufunc_at(np.subtract, target, index, values)
     elif mode == "mul":
         np.multiply.at(target, index, values)
     elif mode == "div":
@@ -174,9 +174,9 @@ def _combine_at(mode: str, target: np.ndarray, index: tuple, values: np.ndarray)
         else:
             np.divide.at(target, index, values)
     elif mode == "max":
-        np.maximum.at(target, index, values)
+        ufunc_at(np.maximum, target, index, values)
     elif mode == "min":
-        np.minimum.at(target, index, values)
+        ufunc_at(np.minimum, target, index, values)
     else:  # pragma: no cover - modes are fixed by the registrations below
         raise InvalidArgumentError(f"unknown scatter mode {mode}")
 
