@@ -177,9 +177,12 @@ class CollectiveAllReduceExtended(MirroredExtended):
                                  f"{value.shape}")
             keys = dict(group_size=self._num_workers, group_key=group_key,
                         instance_key=instance_key, shape=shape)
-            if self._is_chief:
-                return apply_op("CollectiveBcastSend", input=value, **keys)
-            return apply_op("CollectiveBcastRecv", T=value.dtype.base, **keys)
+            # On this worker's member of the group (its first replica's device), whatever
+            # scope the variable is made in: a group's members share one device type.
+            with get_default_graph().device(self._devices[0]):
+                if self._is_chief:
+                    return apply_op("CollectiveBcastSend", input=value, **keys)
+                return apply_op("CollectiveBcastRecv", T=value.dtype.base, **keys)
 
         kwargs["initial_value"] = broadcast_initial_value
         return super()._create_variable(next_creator, **kwargs)

@@ -232,6 +232,34 @@ def two_gpus_each(monkeypatch):
         server.stop()
 
 
+@pytest.fixture
+def one_gpu_each(gpu_cupy):
+    """Two workers whose tasks have one GPU each: emulated, or this machine's real one
+    (both tasks of the in-process cluster then share it)."""
+    ports = _ports(2)
+    spec = ClusterSpec({"worker": [f"localhost:{port}" for port in ports]})
+    started = {("worker", i): Server(spec, job_name="worker", task_index=i, gpu_count=1)
+               for i in range(2)}
+    yield spec, started
+    for server in started.values():
+        server.stop()
+
+
+def test_workers_with_a_gpu_each_train_as_tensorflows_do(one_gpu_each) -> None:
+    def client(strategy, server, rank):
+        assert strategy.extended.worker_devices == (
+            f"/job:worker/replica:0/task:{rank}/device:GPU:0",)
+        return _linear_regression(strategy, server, rank)
+
+    # TF's two-worker CPU values; a real GPU's float32 sums may round differently.
+    results = _on_every_worker(*one_gpu_each, client)
+    for rank in (0, 1):
+        np.testing.assert_allclose(results[rank]["w"], TF_W, rtol=1e-6, atol=1e-6)
+        np.testing.assert_allclose(results[rank]["b"], TF_B, rtol=1e-6, atol=1e-6)
+        np.testing.assert_allclose(results[rank]["losses"], TF_LOSSES[rank], rtol=1e-6,
+                                   atol=1e-6)
+
+
 # TF 2.21, two workers as above but with learning rate 0.2: the variables after three
 # steps and the mean losses.
 TF_W_RATE_02 = [[-2.0338046550750732], [1.0441913604736328]]

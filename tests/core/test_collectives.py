@@ -338,6 +338,24 @@ def test_members_on_two_gpus_reduce_through_host_copies(monkeypatch):
     assert cupy.to_host >= 4  # every member's input went through the host
 
 
+def test_a_group_of_one_on_a_gpu(gpu_cupy):
+    """A collective on a GPU (emulated, or a real one where present) goes through host
+    copies; a group of one is its own result (TensorFlow allows group_size 1)."""
+    graph = tf.Graph()
+    with graph.as_default(), tf.device("/gpu:0"):
+        c = tf.constant([1.0, 2.0])
+        keys = dict(group_size=1, group_key=1, shape=[2])
+        outputs = [tf.raw_ops.CollectiveReduce(input=c, instance_key=1, merge_op="Add",
+                                               final_op="Div", subdiv_offsets=[0],
+                                               group_size=1, group_key=1),
+                   tf.raw_ops.CollectiveGather(input=c, instance_key=2, **keys),
+                   tf.raw_ops.CollectiveBcastSend(input=c * 3.0, instance_key=3, **keys)]
+    names = [t.name for t in outputs]
+    with MultiDeviceSession(graph.as_graph_def(), devices="cpu:0,gpu:0") as sess:
+        assert {n.device[-5:] for n in sess.graph if n.op.startswith("Collective")} == {"GPU:0"}
+        assert [v.tolist() for v in sess.run(names)] == [[1.0, 2.0], [1.0, 2.0], [3.0, 6.0]]
+
+
 def test_a_member_that_timed_out_joining_may_join_again():
     collectives = Collectives()
     devices = [f"/job:localhost/replica:0/task:0/device:CPU:{i}" for i in range(2)]
