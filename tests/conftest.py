@@ -3,8 +3,35 @@ helpers here, such as `emulated_cupy`, import by name.)"""
 
 from __future__ import annotations
 
+import importlib.util
+import sys
+
 import emulated_cupy
 import pytest
+
+
+@pytest.fixture(autouse=True)
+def _no_real_gpu(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Tests expect the devices of a machine without a GPU (CI's), except those that ask
+    for one (the `gpu_cupy` fixture or the `gpu` marker): on a GPU machine the others would
+    see it, as TensorFlow does (a server's task gets GPU:0, a strategy a replica there).
+    So tfx counts no GPU in this process unless a test installs the emulation (which
+    counts its own), and the processes a test starts see no CUDA device. (Blocking the
+    import of CuPy instead broke libraries that load `cupyx` lazily.)"""
+    if "gpu_cupy" in request.fixturenames or request.node.get_closest_marker("gpu"):
+        return
+    from tfx.core import devices
+
+    real_count = devices.gpu_count
+
+    def gpu_count(device: str = "GPU") -> int:
+        loaded = sys.modules.get("cupy", ...)
+        real_cupy = (importlib.util.find_spec("cupy") is not None if loaded is ...
+                     else loaded is not None and not isinstance(loaded, emulated_cupy.EmulatedCupy))
+        return 0 if real_cupy else real_count(device)  # the emulation, or no CuPy at all
+
+    monkeypatch.setattr(devices, "gpu_count", gpu_count)
+    monkeypatch.setenv("CUDA_VISIBLE_DEVICES", "")
 
 
 @pytest.fixture(params=["emulated", pytest.param("cuda", marks=pytest.mark.gpu)])
