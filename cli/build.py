@@ -75,6 +75,7 @@ def build(
         common.print_json({"model": model, "output": output, "nodes": len(graph_def.node),
                            "names": names})
         return
-    common.console.print(f"wrote {output}: {len(graph_def.node)} nodes", highlight=False)
+    common.console.print(f"wrote {output}: {len(graph_def.node)} nodes", highlight=False,
+                         soft_wrap=True)
     for role, name in names.items():
         common.console.print(f"  {role:<12} {name}", highlight=False)

@@ -159,7 +159,8 @@ def _print_report(label: str, output: str | None, report: OptimizeReport) -> Non
             f"outputs {common.join(report.outputs)}")
     console.print(Text(kept, style="dim"))
     if output is not None and output != "-":
-        console.print(f"wrote {output} in {report.seconds:.2f} s", highlight=False, markup=False)
+        console.print(f"wrote {output} in {report.seconds:.2f} s", highlight=False, markup=False,
+                      soft_wrap=True)
 
 
 def _change(before: int, after: int) -> str:

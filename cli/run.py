@@ -295,7 +295,8 @@ def run(
         common.write_arrays(output, results)
         if output == "-":
             return
-        common.err_console.print(f"wrote {len(results)} tensor(s) to {output}", highlight=False)
+        common.err_console.print(f"wrote {len(results)} tensor(s) to {output}", highlight=False,
+                                 soft_wrap=True)
     if as_json:
         common.print_json({
             "fetches": [

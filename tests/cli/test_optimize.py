@@ -193,3 +193,13 @@ def test_report_goes_to_stderr_when_the_graph_goes_to_stdout(capsys, monkeypatch
     assert code == 0 and "nodes" in err
     graph = tfx_graph_def(raw.getvalue())
     assert len(graph.node) == 12  # basic: nothing to do on this graph, and nothing lost
+
+
+def test_the_written_path_is_never_broken_across_lines(capsys, tmp_path: Path) -> None:
+    """A path longer than the terminal stays whole, so it can be copied (a regression: rich
+    wrapped it where pytest-xdist's longer tmp paths passed 80 columns)."""
+    out = tmp_path / ("long_folder_name_" * 8) / "opt.pb"
+    out.parent.mkdir()
+    code, stdout, err = tfx_cli(capsys, "optimize", DEFAULT, "-o", str(out))
+    assert code == 0, err
+    assert f"wrote {out}" in stdout
