@@ -6,7 +6,9 @@ takes the *global* batches of `dataset` and gives each replica a part of each: w
 `b`, where k = ceil(b / n), computed for every batch at run time. So a batch of 5
 over 2 replicas is 3 + 2, a final partial batch of 2 is 1 + 1, and a batch of 1
 leaves the second replica an empty part, which is what TensorFlow 2.21's rebatching
-gives. Each part is placed on its replica's device. A dataset from
+gives. The iterator reads on the CPU of the replicas' task (GPUs have no dataset kernels;
+TensorFlow's input workers read there too), and each part is placed on its replica's
+device. A dataset from
 `distribute_datasets_from_function` is already batched per replica: replica i takes
 the i-th of n consecutive elements.
 
@@ -19,6 +21,7 @@ rebatching and data sharding give them.
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 from tfx.core import dtypes
@@ -26,6 +29,7 @@ from tfx.core.api import array_api, math_api
 from tfx.core.api import distribute_values as values_lib
 from tfx.core.api.distribute_lib import Strategy, _flatten
 from tfx.core.api.graph_builder import Operation, Tensor, get_default_graph
+from tfx.core.devices import DeviceName
 
 __all__ = ["DistributedDataset", "DistributedIterator"]
 
@@ -56,15 +60,17 @@ class DistributedDataset:
         """An iterator whose `initializer` starts a pass over the dataset."""
         from tfx.core.api.data_iterator_api import make_initializable_iterator
 
-        return DistributedIterator(make_initializable_iterator(self._dataset), self._strategy,
-                                   self._split)
+        with get_default_graph().device(_input_host(self._strategy)):
+            iterator = make_initializable_iterator(self._dataset)
+        return DistributedIterator(iterator, self._strategy, self._split)
 
     def make_one_shot_iterator(self) -> DistributedIterator:
         """An iterator that starts its one pass over the dataset on first use."""
         from tfx.core.api.data_iterator_api import make_one_shot_iterator
 
-        return DistributedIterator(make_one_shot_iterator(self._dataset), self._strategy,
-                                   self._split)
+        with get_default_graph().device(_input_host(self._strategy)):
+            iterator = make_one_shot_iterator(self._dataset)
+        return DistributedIterator(iterator, self._strategy, self._split)
 
 
 class DistributedIterator:
@@ -99,17 +105,21 @@ class DistributedIterator:
         """Each replica's part of the next element: PerReplica values in its structure."""
         devices = self._strategy.extended.worker_devices
         graph = get_default_graph()
+        host = _input_host(self._strategy)
         if not self._split:
             parts = []
             previous: list[Any] = []
             for device in devices:
-                # One element per replica, read in replica order.
-                with graph.device(device), graph.control_dependencies(previous):
+                # One element per replica, read in replica order, each moved to its replica.
+                with graph.device(host), graph.control_dependencies(previous):
                     element = self._iterator.get_next()
                 previous = _flatten(element)[0]
-                parts.append(element)
+                with graph.device(device):
+                    flat, rebuild = _flatten(element)
+                    parts.append(rebuild([array_api.identity(t) for t in flat]))
             return values_lib.regroup(parts)
-        element = self._iterator.get_next(name)
+        with graph.device(host):
+            element = self._iterator.get_next(name)
         total = self._strategy.num_replicas_in_sync
         if total == 1:
             return element
@@ -120,6 +130,12 @@ class DistributedIterator:
             return rebuild([p[0] for p in per_replica])
         return values_lib.regroup([rebuild([p[i] for p in per_replica])
                                    for i in range(len(devices))])
+
+
+def _input_host(strategy: Strategy) -> str:
+    """The CPU of the task the strategy's replicas are on."""
+    name = DeviceName.parse(strategy.extended.worker_devices[0])
+    return str(dataclasses.replace(name, type="CPU", id=0))
 
 
 def _split(tensor: Any, n: int, devices: Any, first: int = 0) -> list[Tensor]:

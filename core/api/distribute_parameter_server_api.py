@@ -573,9 +573,9 @@ class ParameterServerStrategy(Strategy):
     def make_dataset_iterator(self, dataset: Any) -> Any:
         """An initializable iterator over `dataset`'s batches, on this worker (split over
         its replicas)."""
-        extended = self._extended
-        device = (extended.worker_devices[0] if extended._num_replicas_in_sync == 1
-                  else canonicalize(extended._worker_device))
+        # On the worker's host, as TF's input workers are: its replicas' GPUs (when it has
+        # them) have no dataset kernels, and their batches are copied there.
+        device = canonicalize(self._extended._worker_device)
         with get_default_graph().device(device):
             # Strategy's, as this class's experimental_distribute_dataset returns None.
             iterator = Strategy.experimental_distribute_dataset(

@@ -47,7 +47,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tfx.core.cost_model import CostModel
-from tfx.core.devices import DeviceName, DeviceSet
+from tfx.core.devices import KERNEL_TYPES, DeviceName, DeviceSet
 from tfx.core.distributed.rendezvous import task_of
 from tfx.core.distributed.wire import (
     error_from_status,
@@ -245,9 +245,12 @@ class MasterSession:
                 + ", ".join(self.config.device_filters))
         devices = DeviceSet.from_names(list(reported))
         # A device's incarnation is what its task says (a restarted task has a new one, and
-        # TensorFlow's workers refuse keys with the old one).
-        attributes = [dataclasses.replace(d, incarnation=reported[d.name] or d.incarnation)
-                      for d in devices]
+        # TensorFlow's workers refuse keys with the old one). The tasks are tfx servers, so
+        # a GPU runs tfx's GPU kernels: a node with none (a dataset) is not placed there.
+        attributes = [dataclasses.replace(
+            d, incarnation=reported[d.name] or d.incarnation,
+            kernels=d.device_type if d.device_type in KERNEL_TYPES else d.kernels)
+            for d in devices]
         local = [d.name for d in devices
                  if task_of(d.name) == self._workers.local_task and d.device_type == "CPU"]
         return DeviceSet(attributes, devices.links, local[0] if local else "")

@@ -269,6 +269,32 @@ def test_without_a_cluster_it_is_local(monkeypatch) -> None:
             assert sess.run(doubled) == 2.0
 
 
+def test_a_local_strategy_with_a_gpu_trains_there_from_the_hosts_dataset(
+        gpu_cupy, monkeypatch) -> None:
+    """One GPU (emulated, or a real one): the replica and its variables are on it, the
+    iterator on the CPU (a regression: the iterator went to the GPU, which has
+    no dataset kernels). The losses are TF's one-worker values."""
+    from tfx.core.api import config_api
+
+    monkeypatch.delenv("TF_CONFIG", raising=False)
+    # The process's devices as this test's CuPy sees them (they are read once, as TF's).
+    monkeypatch.setattr(config_api, "_CONTEXT", config_api._Context())
+    strategy = tf.distribute.experimental.ParameterServerStrategy()
+    assert strategy.extended.worker_devices == ("/replica:0/task:0/device:GPU:0",)
+    with tf.Graph().as_default() as graph:
+        w, b, step, iterator, loss, total = build(
+            strategy, lambda: tf.train.GradientDescentOptimizer(0.05))
+        devices = {op.type: op.device for op in graph.get_operations()}
+        assert [d for t, d in devices.items() if t.startswith("Iterator")] and all(
+            d.endswith("CPU:0") for t, d in devices.items() if t.startswith("Iterator"))
+        assert devices["MatMul"].endswith("GPU:0") and w.device.endswith("GPU:0")
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            sess.run(iterator.initializer)
+            losses = [float(sess.run(total)) for _ in range(3)]
+    np.testing.assert_allclose(losses, TF["one_worker"]["losses"], rtol=1e-6, atol=1e-6)
+
+
 def test_configure_turns_a_local_strategy_into_a_worker() -> None:
     strategy = tf.distribute.experimental.ParameterServerStrategy(
         tf.distribute.cluster_resolver.SimpleClusterResolver(tf.train.ClusterSpec({})))
