@@ -36,16 +36,14 @@ from __future__ import annotations
 
 import argparse
 import json
-import statistics
 import sys
-import time
 from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from run import _case, _tf_runner  # noqa: E402  (the corpus cases as run.py times them)
+from run import _case, _tf_runner, _time  # noqa: E402  (run.py's cases and timing)
 
 GPU = "/device:GPU:0"
 
@@ -94,20 +92,6 @@ BENCHMARKS: dict[str, Callable[[], tuple[bytes, dict, list[str], list[str]]]] = 
     "matmul_2048_x4": lambda: _matmul_chain(2048, 4),
     "conv_3x3_batch16": lambda: _conv_stack(16),
 }
-
-
-def _time(step: Callable[[], object], repeat: int, budget: float) -> float:
-    for _ in range(3):
-        step()
-    times = []
-    start = time.perf_counter()
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        step()  # fetches come back as numpy arrays: the GPU's work is finished
-        times.append(time.perf_counter() - t0)
-        if time.perf_counter() - start > budget:
-            break
-    return statistics.median(times)
 
 
 def _gpu_graph(graph: bytes) -> bytes:

@@ -187,15 +187,7 @@ def test_each_worker_reads_its_replicas_part_of_every_global_batch(servers) -> N
     def client(strategy, server, rank):
         iterator = strategy.make_dataset_iterator(tf.data.Dataset.range(10).batch(4))
         element = strategy.experimental_local_results(iterator.get_next())
-        with tf.Session(server.target,
-                        config=strategy.update_config_proto(tf.ConfigProto())) as sess:
-            sess.run(iterator.initializer)
-            parts = []
-            while True:
-                try:
-                    parts.append([v.tolist() for v in sess.run(element)])
-                except tf.errors.OutOfRangeError:
-                    return parts
+        return _read_all(strategy, server, iterator, element)
 
     # TF 2.21's tf.compat.v1 MultiWorkerMirroredStrategy.make_dataset_iterator, two workers.
     assert _on_every_worker(*servers, client) == TF_PARTS
@@ -203,6 +195,19 @@ def test_each_worker_reads_its_replicas_part_of_every_global_batch(servers) -> N
 
 # The parts of Dataset.range(10).batch(4) each of two workers' one replica reads (TF 2.21).
 TF_PARTS = {0: [[[0, 1]], [[4, 5]], [[8]]], 1: [[[2, 3]], [[6, 7]], [[9]]]}
+
+
+def _read_all(strategy, server, iterator, element) -> list:
+    """Every value of `element` (a worker's replicas' parts) until the dataset ends."""
+    with tf.Session(server.target,
+                    config=strategy.update_config_proto(tf.ConfigProto())) as sess:
+        sess.run(iterator.initializer)
+        parts = []
+        while True:
+            try:
+                parts.append([v.tolist() for v in sess.run(element)])
+            except tf.errors.OutOfRangeError:
+                return parts
 
 
 def test_workers_with_a_gpu_each_read_the_dataset_on_their_cpu(one_gpu_each) -> None:
@@ -215,15 +220,7 @@ def test_workers_with_a_gpu_each_read_the_dataset_on_their_cpu(one_gpu_each) -> 
         graph = element[0].graph
         assert all(op.device.endswith(f"task:{rank}/device:CPU:0")
                    for op in graph.get_operations() if op.type.startswith("Iterator"))
-        with tf.Session(server.target,
-                        config=strategy.update_config_proto(tf.ConfigProto())) as sess:
-            sess.run(iterator.initializer)
-            parts = []
-            while True:
-                try:
-                    parts.append([v.tolist() for v in sess.run(element)])
-                except tf.errors.OutOfRangeError:
-                    return parts
+        return _read_all(strategy, server, iterator, element)
 
     assert _on_every_worker(*one_gpu_each, client) == TF_PARTS
 
