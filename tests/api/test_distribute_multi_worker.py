@@ -237,6 +237,18 @@ def test_replica_ids_count_across_the_workers(servers) -> None:
     assert _on_every_worker(*servers, client) == {0: (0, 2), 1: (1, 2)}
 
 
+def _two_workers(gpu_count: int):
+    """Two workers' servers with `gpu_count` GPUs each; yields (spec, servers)."""
+    ports = _ports(2)
+    spec = ClusterSpec({"worker": [f"localhost:{port}" for port in ports]})
+    started = {("worker", i): Server(spec, job_name="worker", task_index=i,
+                                     gpu_count=gpu_count)
+               for i in range(2)}
+    yield spec, started
+    for server in started.values():
+        server.stop()
+
+
 @pytest.fixture
 def two_gpus_each(monkeypatch):
     """Two workers whose tasks have two (emulated) GPUs each."""
@@ -246,26 +258,14 @@ def two_gpus_each(monkeypatch):
 
     monkeypatch.setattr(devices, "_GPUS", {})
     emulated_cupy.install(monkeypatch, gpus=2)
-    ports = _ports(2)
-    spec = ClusterSpec({"worker": [f"localhost:{port}" for port in ports]})
-    started = {("worker", i): Server(spec, job_name="worker", task_index=i, gpu_count=2)
-               for i in range(2)}
-    yield spec, started
-    for server in started.values():
-        server.stop()
+    yield from _two_workers(2)
 
 
 @pytest.fixture
 def one_gpu_each(gpu_cupy):
     """Two workers whose tasks have one GPU each: emulated, or this machine's real one
     (both tasks of the in-process cluster then share it)."""
-    ports = _ports(2)
-    spec = ClusterSpec({"worker": [f"localhost:{port}" for port in ports]})
-    started = {("worker", i): Server(spec, job_name="worker", task_index=i, gpu_count=1)
-               for i in range(2)}
-    yield spec, started
-    for server in started.values():
-        server.stop()
+    yield from _two_workers(1)
 
 
 def test_workers_with_a_gpu_each_train_as_tensorflows_do(one_gpu_each) -> None:
