@@ -276,17 +276,23 @@ def test_update_ensemble_v2_grows_an_empty_ensemble_as_tensorflow(kind):
     assert _same(ensemble, want)
 
 
+def _centered_ensemble(stamp: int, gradient: float, hessian: float, l2: float):
+    """An empty ensemble (shared_name "ensemble") created at `stamp`, then its bias centered
+    once by one logit's mean gradient and hessian: (its handle, the CenterBias op)."""
+    h = r.BoostedTreesEnsembleResourceHandleOp(shared_name="ensemble")
+    create = r.BoostedTreesCreateEnsemble(tree_ensemble_handle=h, stamp_token=np.int64(stamp),
+                                          tree_ensemble_serialized=b"")
+    with tf.control_dependencies([create]):
+        center = r.BoostedTreesCenterBias(
+            tree_ensemble_handle=h, mean_gradients=np.array([[gradient]], np.float32),
+            mean_hessians=np.array([[hessian]], np.float32), l1=np.float32(0),
+            l2=np.float32(l2))
+    return h, center
+
+
 def test_center_bias_on_an_empty_ensemble_is_tensorflows():
     def build():
-        h = r.BoostedTreesEnsembleResourceHandleOp(shared_name="ensemble")
-        create = r.BoostedTreesCreateEnsemble(tree_ensemble_handle=h,
-                                              stamp_token=np.int64(0),
-                                              tree_ensemble_serialized=b"")
-        with tf.control_dependencies([create]):
-            center = r.BoostedTreesCenterBias(
-                tree_ensemble_handle=h, mean_gradients=np.array([[5.]], np.float32),
-                mean_hessians=np.array([[24.]], np.float32), l1=np.float32(0),
-                l2=np.float32(1))
+        h, center = _centered_ensemble(stamp=0, gradient=5.0, hessian=24.0, l2=1.0)
         with tf.control_dependencies([center]):
             return center, r.BoostedTreesSerializeEnsemble(tree_ensemble_handle=h)
     moving, (stamp, serialized) = _run(build)
@@ -585,14 +591,7 @@ def test_serialized_ensemble_is_tensorflows_wire_format():
     # in TF's field numbers: trees 1, nodes 1, leaf 1, scalar 3 (fixed32), tree_weights 2
     # (packed), tree_metadata 3 (empty but present).
     def build():
-        h = r.BoostedTreesEnsembleResourceHandleOp(shared_name="ensemble")
-        create = r.BoostedTreesCreateEnsemble(tree_ensemble_handle=h, stamp_token=np.int64(4),
-                                              tree_ensemble_serialized=b"")
-        with tf.control_dependencies([create]):
-            center = r.BoostedTreesCenterBias(
-                tree_ensemble_handle=h, mean_gradients=np.array([[5.]], np.float32),
-                mean_hessians=np.array([[24.]], np.float32), l1=np.float32(0),
-                l2=np.float32(1))
+        h, center = _centered_ensemble(stamp=4, gradient=5.0, hessian=24.0, l2=1.0)
         with tf.control_dependencies([center]):
             return r.BoostedTreesSerializeEnsemble(tree_ensemble_handle=h)
     stamp, serialized = _run(build)
@@ -709,14 +708,7 @@ def test_example_debug_outputs_are_tensorflows(name):
 
 def test_bad_cache_and_contribution_widths_are_invalid_argument():
     def predict():
-        h = r.BoostedTreesEnsembleResourceHandleOp(shared_name="ensemble")
-        create = r.BoostedTreesCreateEnsemble(tree_ensemble_handle=h, stamp_token=np.int64(0),
-                                              tree_ensemble_serialized=b"")
-        with tf.control_dependencies([create]):
-            center = r.BoostedTreesCenterBias(
-                tree_ensemble_handle=h, mean_gradients=np.array([[1.]], np.float32),
-                mean_hessians=np.array([[1.]], np.float32), l1=np.float32(0),
-                l2=np.float32(0))
+        h, center = _centered_ensemble(stamp=0, gradient=1.0, hessian=1.0, l2=0.0)
         with tf.control_dependencies([center]):
             return r.BoostedTreesTrainingPredict(
                 tree_ensemble_handle=h, cached_tree_ids=[3], cached_node_ids=[0],
