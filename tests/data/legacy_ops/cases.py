@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 
 def op_cases(tf: Any) -> dict[str, Any]:
     """Each op on fixed inputs: case name -> its output tensor(s), in the default graph."""
@@ -87,3 +89,30 @@ def op_cases(tf: Any) -> dict[str, Any]:
             image_size=[40, 50, 3], bounding_boxes=[[[0.1, 0.2, 0.5, 0.9]]], seed=3,
             seed2=7, min_object_covered=0.3),
     }
+
+
+def no_kernel_cases(tf: Any) -> dict[str, Any]:
+    """Ops TF 2.21 has no CPU kernel for, built for their static shapes: case name -> its
+    output tensor(s), in the default graph (the Batch* FFTs imported into an old graph)."""
+    R = tf.raw_ops  # noqa: N806 - as TensorFlow's users write it
+    x = tf.constant(np.ones((4, 5), np.float32))
+    cases = {
+        "SegmentSumV2": R.SegmentSumV2(data=x, segment_ids=[0, 0, 1, 3], num_segments=6),
+        "SegmentMaxV2": R.SegmentMaxV2(data=x, segment_ids=[0, 0, 1, 3],
+                                       num_segments=tf.compat.v1.placeholder(tf.int32, [])),
+        "MaxPoolGradGradWithArgmax": R.MaxPoolGradGradWithArgmax(
+            input=tf.ones([1, 4, 4, 1]), grad=tf.ones([1, 4, 4, 1]),
+            argmax=tf.zeros([1, 2, 2, 1], tf.int64), ksize=[1, 2, 2, 1],
+            strides=[1, 2, 2, 1], padding="VALID"),
+        "CTCLossV2": R.CTCLossV2(inputs=tf.zeros([7, 2, 3]),
+                                 labels_indices=tf.zeros([3, 2], tf.int64),
+                                 labels_values=[1, 2, 1], sequence_length=[7, 5]),
+    }
+    old = tf.Graph().as_graph_def()
+    old.versions.producer = 1
+    tf.import_graph_def(old, name="")  # the Batch* ops exist only in old graphs
+    for kind in ("FFT", "IFFT"):
+        for rank in ("", "2D", "3D"):
+            op = f"Batch{kind}{rank}"
+            cases[op] = getattr(R, op)(input=tf.zeros([3, 4, 5], tf.complex64))
+    return cases

@@ -43,27 +43,7 @@ def no_kernel_shapes(expected: dict) -> None:
     shapes = {}
     g = tf.Graph()
     with g.as_default():
-        x = tf.constant(np.ones((4, 5), np.float32))
-        cases = {
-            "SegmentSumV2": R.SegmentSumV2(data=x, segment_ids=[0, 0, 1, 3], num_segments=6),
-            "SegmentMaxV2": R.SegmentMaxV2(
-                data=x, segment_ids=[0, 0, 1, 3],
-                num_segments=tf.compat.v1.placeholder(tf.int32, [])),
-            "MaxPoolGradGradWithArgmax": R.MaxPoolGradGradWithArgmax(
-                input=tf.ones([1, 4, 4, 1]), grad=tf.ones([1, 4, 4, 1]),
-                argmax=tf.zeros([1, 2, 2, 1], tf.int64), ksize=[1, 2, 2, 1],
-                strides=[1, 2, 2, 1], padding="VALID"),
-            "CTCLossV2": R.CTCLossV2(inputs=tf.zeros([7, 2, 3]),
-                                     labels_indices=tf.zeros([3, 2], tf.int64),
-                                     labels_values=[1, 2, 1], sequence_length=[7, 5]),
-        }
-        empty = graph_pb2.GraphDef()
-        empty.versions.producer = 1
-        tf.import_graph_def(empty, name="")
-        for kind in ("FFT", "IFFT"):
-            for rank in ("", "2D", "3D"):
-                op = f"Batch{kind}{rank}"
-                cases[op] = getattr(R, op)(input=tf.zeros([3, 4, 5], tf.complex64))
+        cases = _load("cases").no_kernel_cases(tf)
     for name, value in cases.items():
         values = value if isinstance(value, (list, tuple)) else [value]
         shapes[name] = [_shape(t) for t in values]
