@@ -527,8 +527,8 @@ class _PartialRun:
             step_id=self._step_id, create_worker_session_called=True, is_partial=True)
 
     def _call_all(self, requests: dict[str, pb.RunGraphRequest]) -> dict[str, Any]:
-        """The RunGraphs at once; the values they return by key. The first failure ends
-        the run on every task and is raised."""
+        """The RunGraphs at once; the values they return by key. A failure ends the run
+        on every task; the cause is raised, not the cancellations it caused."""
         workers = self._session._workers
         results: dict[str, Any] = {}
         errors: list[tuple[str, BaseException]] = []
@@ -539,9 +539,13 @@ class _PartialRun:
                 raise_status(response.status_code, response.status_error_message)
                 for item in response.recv:
                     results[item.name] = tensor_from_proto(item.tensor, f"fetch from {task}")
-            except BaseException as exc:  # noqa: BLE001 - collected, the first is raised
+            except BaseException as exc:  # noqa: BLE001 - collected, the cause is raised
                 errors.append((task, exc))
-                self.end()
+                if not _derived(exc):
+                    # Stop what still waits elsewhere. A cancellation caused by another
+                    # task's failure does not end the run: that task's call, still on its
+                    # way, would find its step gone and the cause would be lost.
+                    self.end()
 
         for future in [_POOL.submit(call, task) for task in requests]:
             future.result()
@@ -607,9 +611,14 @@ def _quietly(call: Any, request: Any) -> None:
         pass  # the worker is gone or already forgot: nothing is left to release
 
 
+def _derived(error: BaseException) -> bool:
+    """Whether `error` may be the effect of another failure of the step (a cancellation)."""
+    return isinstance(error, (CancelledError, AbortedError))
+
+
 def _root_cause(errors: list[tuple[str, BaseException]]) -> BaseException:
     for _, error in errors:
-        if not isinstance(error, (CancelledError, AbortedError)):
+        if not _derived(error):
             return error
     return errors[0][1]
 

@@ -520,6 +520,32 @@ def test_a_partial_run_across_tasks(cluster) -> None:
             assert not any(alive for alive in server.worker._running.values())
 
 
+def test_a_failed_partial_run_reports_its_cause_when_that_task_answers_last(
+        cluster, monkeypatch) -> None:
+    # Regression: task 0's step fails (b is never fed) and task 1's Recv of b is cancelled
+    # by it. When task 1 answered first, the master ended the run everywhere at once, so
+    # task 0's call found its step gone, and the user saw only task 1's cancellation.
+    workers, _ = cluster
+    with tf.Graph().as_default():
+        a = tf.placeholder(tf.float32, [], name="a")
+        b = tf.placeholder(tf.float32, [], name="b")
+        with tf.device("/job:worker/task:1"):
+            r1 = tf.add(a, b, name="r1")
+        with tf.Session(workers[0].target) as sess:
+            handle = sess.partial_run_setup([r1], [a])
+            time.sleep(0.2)  # the step has failed on both tasks by now
+            task0 = workers[0].worker
+            run_graph = task0.run_graph
+
+            def answering_late(request, *args, **kwargs):
+                time.sleep(0.3)
+                return run_graph(request, *args, **kwargs)
+
+            monkeypatch.setattr(task0, "run_graph", answering_late)
+            with pytest.raises(InvalidArgumentError, match="node 'b'.*must feed"):
+                sess.partial_run(handle, r1, feed_dict={a: 1})
+
+
 def test_checkpoints_of_a_cluster_s_variables_are_written_by_the_client(cluster,
                                                                            tmp_path) -> None:
     from tfx.core.checkpoint import BundleReader
