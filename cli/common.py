@@ -30,6 +30,18 @@ console = Console()
 err_console = Console(stderr=True)
 
 
+def fresh_consoles() -> None:
+    """Make `console` and `err_console` anew, reading COLUMNS and the terminal now.
+
+    Rich fixes a console's width from COLUMNS when the console is made, so consoles
+    made at import would keep the width of that moment in a process that runs several
+    commands (`main` in a test or a notebook); `main` calls this at each command.
+    """
+    global console, err_console
+    console = Console()
+    err_console = Console(stderr=True)
+
+
 class State:
     """Global options, set by the app callback."""
 

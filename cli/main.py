@@ -119,6 +119,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         0
     """
     common.State.debug = False
+    common.fresh_consoles()
     command = typer.main.get_command(app)
     shown_before = warnings.showwarning
     warnings.showwarning = _one_line_warning

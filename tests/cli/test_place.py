@@ -9,7 +9,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 from cli_checks import tfx_cli
+from rich.console import Console
 
+from tfx.cli import common
 from tfx.core.cost_model import record_profile
 from tfx.core.eager import make_node_def
 from tfx.core.graph import Graph
@@ -71,6 +73,20 @@ def test_place_writes_a_fully_placed_graph_and_a_report(tmp_path: Path, capsys,
                  "TensorFlow default", "lower bound", "send/recv pairs", "bytes moved",
                  "busy time / peak memory", "capacity"):
         assert text in stdout, text
+
+
+def test_each_command_reads_columns_when_it_runs(tmp_path: Path, capsys, monkeypatch) -> None:
+    # Regression: the consoles were made once, at import, and kept the width COLUMNS
+    # had then; in a process that imported the CLI under COLUMNS=80 (a pytest-xdist
+    # worker), COLUMNS=200 set later was ignored and the report's table wrapped.
+    monkeypatch.setenv("COLUMNS", "80")
+    monkeypatch.setattr(common, "console", Console())
+    monkeypatch.setattr(common, "err_console", Console(stderr=True))
+    monkeypatch.setenv("COLUMNS", "200")
+    code, stdout, stderr = tfx_cli(capsys, "place", _towers(tmp_path), "--devices",
+                                   "cpu:0,cpu:1", "--input-shape", "x:0=256,256")
+    assert code == 0, stderr
+    assert "greedy (chosen)" in stdout and max(map(len, stdout.splitlines())) > 80
 
 
 def test_place_json_report(tmp_path: Path, capsys) -> None:
