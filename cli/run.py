@@ -147,7 +147,9 @@ def run(
     ] = None,
     init: Annotated[
         list[str] | None,
-        typer.Option("--init", metavar="OP", help="Op to run once first (e.g. init)."),
+        typer.Option("--init", metavar="OP",
+                     help="Op to run once first (e.g. init); repeatable: each runs as a "
+                          "step of its own, in the order given."),
     ] = None,
     steps: Annotated[
         int | None,
@@ -279,8 +281,8 @@ def run(
                 if recorder is not None:
                     recorder.report(sess, ran, trace, profile_out)
                 return
-            if init:
-                sess.run(list(dict.fromkeys(init)))
+            for op in dict.fromkeys(init):  # one step each, in the order given
+                sess.run(op)
             with _recording(recorder):
                 values = sess.run(fetches + targets, feeds(0))
             dtypes = [str(sess.graph.tensor(name).dtype.base) for name in fetches]

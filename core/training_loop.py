@@ -155,7 +155,7 @@ class TrainingLoop:
         session: the session; its variables are what is saved and restored.
         fetches: tensor names fetched at every step.
         targets: op names run at every step (the train op).
-        init: op names run once, before any restore.
+        init: op names run once each, in order, as steps of their own, before any restore.
         feeds: a feed dict used at every step, or a function of the step index
             (0 for the first step of the whole training) returning one.
         steps: the total number of steps; a resumed run stops there too.
@@ -196,8 +196,8 @@ class TrainingLoop:
         """Run the init ops and restore the latest checkpoint; return the step to start at."""
         if self._started:
             return self.start_step
-        if self.init:
-            self.session.run(self.init, timeout=self.timeout)
+        for op in dict.fromkeys(self.init):  # each its own step, in order, as the CLI's
+            self.session.run(op, timeout=self.timeout)
         config = self.checkpoint
         if config is not None:
             _remove_stale_temporaries(config)

@@ -114,6 +114,27 @@ def test_init_without_steps_runs_once_before_the_step(capsys, tmp_path: Path) ->
     assert json.loads(out)["fetches"][0]["value"] == 1.0
 
 
+@pytest.mark.parametrize("loop", [[], ["--steps", "1"]])
+def test_init_ops_run_one_step_each_in_the_order_given(capsys, tmp_path: Path,
+                                                       loop: list[str]) -> None:
+    # Regression: the --init ops ran as one step, in whatever order the executor chose
+    # (a staging-area test got 3 where TF gave 5 under load), and an op that two of
+    # them need ran once where a step each runs it twice.
+    graph = graph_pb2.GraphDef.FromString(Path(counter_graph(tmp_path / "g.pb")).read_bytes())
+    graph.node.extend([make_node_def("NoOp", "bump", ["^count/add"], {}),
+                       make_node_def("NoOp", "bump_again", ["^count/add"], {})])
+    path = tmp_path / "bumps.pb"
+    path.write_bytes(graph.SerializeToString())
+    code, out, err = tfx_cli(capsys, "run", str(path), "--init", "init", "--init", "bump",
+                             "--init", "bump_again", "--fetch", "count", "--json", *loop)
+    assert code == 0, err
+    record = json.loads(out)
+    assert (record[-1]["fetches"]["count:0"] if loop else record["fetches"][0]["value"]) == 2
+    code, _, err = tfx_cli(capsys, "run", str(path), "--init", "bump", "--init", "init",
+                           "--fetch", "count", *loop)
+    assert code == 1 and "uninitialized value count" in err
+
+
 def test_targets_only(capsys, tmp_path: Path) -> None:
     graph = counter_graph(tmp_path / "g.pb")
     code, out, err = tfx_cli(capsys, "run", graph, "--init", "init", "--target", "train",
