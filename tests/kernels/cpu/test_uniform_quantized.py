@@ -72,8 +72,8 @@ def _requantize(data, tin, in_limits, scales_in, zps_in, scales_out, zps_out, **
                   **prefixed("input", in_limits), **prefixed("output", I8), **attrs)
 
 
-@pytest.mark.parametrize("k,params", enumerate([(0.5, 3, 0.3, -2), (0.01, 0, 2.5, 7),
-                                                (1.7, -4, 0.0123, 1)]))
+@pytest.mark.parametrize("k,params", list(enumerate([(0.5, 3, 0.3, -2), (0.01, 0, 2.5, 7),
+                                                     (1.7, -4, 0.0123, 1)])))
 def test_requantize(k, params):
     s_in, z_in, s_out, z_out = params
     assert_tf(f"rq_8_8_{k}", _requantize(DATA["q8"], QINT8, I8, s_in, z_in, s_out, z_out))
@@ -95,9 +95,9 @@ def test_requantize_per_axis():
 ADD_LIMITS = {**prefixed("lhs", I32), **prefixed("rhs", I32), **prefixed("output", I32)}
 
 
-@pytest.mark.parametrize("k,params", enumerate([(0.5, 0, 0.5, 0, 0.5, 0),
-                                                (0.5, 1, 0.25, 2, 0.3, 3),
-                                                (0.013, -7, 2.1, 5, 0.77, 0)]))
+@pytest.mark.parametrize("k,params", list(enumerate([(0.5, 0, 0.5, 0, 0.5, 0),
+                                                     (0.5, 1, 0.25, 2, 0.3, 3),
+                                                     (0.013, -7, 2.1, 5, 0.77, 0)])))
 def test_add(k, params):
     values = [F(v) if i % 2 == 0 else np.int32(v) for i, v in enumerate(params)]
     assert_tf(f"add_{k}", run_op("UniformQuantizedAdd", [DATA["a32"], DATA["b32"]] + values,
@@ -131,7 +131,7 @@ DOTS = [(0.5, 1, 0.25, 0, 0.125, 0), (0.5, 1, 0.25, 0, 0.3, 2),
         (0.037, -3, 0.011, 0, 0.0021, -17)]
 
 
-@pytest.mark.parametrize("k,params", enumerate(DOTS))
+@pytest.mark.parametrize("k,params", list(enumerate(DOTS)))
 def test_dot_and_hybrid(k, params):
     values = [F(v) if i % 2 == 0 else np.int32(v) for i, v in enumerate(params)]
     assert_tf(f"dot_{k}", run_op("UniformQuantizedDot", [DATA["lhs"], DATA["rhs"]] + values,
