@@ -41,6 +41,7 @@ import ast
 import copy
 import inspect
 import itertools
+import sys
 import textwrap
 import types
 from collections.abc import Callable, Iterable
@@ -356,7 +357,7 @@ class _Expressions(ast.NodeTransformer):
         return ast.Expr(value=_call(_ag("assert_stmt"), node.test, _thunk(msg)))
 
     def visit_IfExp(self, node: ast.IfExp) -> ast.AST:
-        text = ast.unparse(node.test)  # the user's condition, for messages
+        text = _unparse(node.test)  # the user's condition, for messages
         self.generic_visit(node)
         return _call(_ag("if_exp"), node.test, _thunk(node.body), _thunk(node.orelse),
                      ast.Constant(text))
@@ -526,7 +527,7 @@ class _ControlFlow:
         modified, loop_vars, body, opts = self._loop_parts(node, targets)
         # The target's name: a staged loop over a range starts it at the range's start.
         opts.keys.append(ast.Constant("iterate_names"))
-        opts.values.append(ast.Constant(ast.unparse(node.target)))
+        opts.values.append(ast.Constant(_unparse(node.target)))
         get_state, set_state, state_defs = self._state_functions(loop_vars)
         loop_body, itr = self.namer.new("loop_body"), self.namer.new("itr")
         target = ast.Assign(targets=[node.target], value=_name(itr))
@@ -679,10 +680,31 @@ def to_source(fn: Callable[..., Any], indentation: str = "    ",
     """The rewritten source of `fn` (a Python function), as `def tf__<name>(...)`."""
     fn = _function_of(fn)
     node, _ = _transformed(fn, f"tf__{_safe_name(fn)}", features)
-    text = ast.unparse(ast.fix_missing_locations(node))
+    text = _unparse(ast.fix_missing_locations(node))
     if indentation != "    ":
         text = "\n".join(_reindent(line, indentation) for line in text.splitlines())
     return text + "\n"
+
+
+def _unparse(node: ast.AST) -> str:
+    """`ast.unparse`, writing a lambda without arguments as `lambda:` on every Python.
+
+    Python 3.10 writes `lambda :`; 3.11 and later write `lambda:`, and so does this, so
+    that `to_code` shows the same text whatever the Python.
+    """
+    if sys.version_info >= (3, 11):
+        return ast.unparse(node)
+    return _Unparser310().visit(node)
+
+
+if sys.version_info < (3, 11):  # pragma: no cover - exercised on Python 3.10 only
+    class _Unparser310(ast._Unparser):  # type: ignore[name-defined]
+        def visit_Lambda(self, node: ast.Lambda) -> None:
+            with self.require_parens(ast._Precedence.TEST, node):  # type: ignore[attr-defined]
+                arguments = ast.unparse(node.args)
+                self.write(f"lambda {arguments}: " if arguments else "lambda: ")
+                self.set_precedence(ast._Precedence.TEST, node.body)  # type: ignore[attr-defined]
+                self.traverse(node.body)
 
 
 def _reindent(line: str, indentation: str) -> str:
