@@ -8,9 +8,10 @@
 `encode` writes what protobuf's SerializeToString writes for it (proto3: fields in
 number order, zeros and empty bytes left out). `decode` reads as protobuf's parser
 does: the last occurrence of a field wins, unknown fields and fields of an unexpected
-wire type are skipped, negative int64s are ten-byte varints; anything malformed (a
-truncated or overlong varint, a length past the end, a group or an invalid wire type)
-is a ValueError. `debug_string` and `c_escape` give the text TensorFlow's messages show.
+wire type are skipped (a group up to its matching end), negative int64s are ten-byte
+varints; anything malformed (a truncated or overlong varint, a length past the end, an
+unended or mismatched group, an invalid wire type) is a ValueError. `debug_string` and
+`c_escape` give the text TensorFlow's messages show.
 """
 
 from __future__ import annotations
@@ -57,34 +58,64 @@ def _read_varint(data: bytes, pos: int) -> tuple[int, int]:
     raise ValueError("overlong varint")
 
 
+def _read_key(data: bytes, pos: int) -> tuple[int, int, int]:
+    key, pos = _read_varint(data, pos)
+    number = key >> 3
+    if number == 0 or number > _MAX_FIELD_NUMBER or key >> 32:
+        raise ValueError(f"field number {number} out of range")
+    return number, key & 7, pos
+
+
+# Protobuf's default recursion limit, which bounds nested groups too.
+_MAX_DEPTH = 100
+
+
+def _skip(data: bytes, pos: int, number: int, wire: int, depth: int = 0) -> int:
+    """The position after a field's value (the key already read); a group is skipped
+    up to its matching end, as protobuf keeps it among the unknown fields."""
+    if wire == 0:
+        return _read_varint(data, pos)[1]
+    if wire == 2:
+        size, pos = _read_varint(data, pos)
+        if pos + size > len(data):
+            raise ValueError("length past the end")
+        return pos + size
+    if wire in (1, 5):
+        pos += 8 if wire == 1 else 4
+        if pos > len(data):
+            raise ValueError("truncated fixed field")
+        return pos
+    if wire == 3:
+        if depth >= _MAX_DEPTH:
+            raise ValueError("groups nested too deeply")
+        while pos < len(data):
+            inner, inner_wire, pos = _read_key(data, pos)
+            if inner_wire == 4:
+                if inner != number:
+                    raise ValueError(f"group {number} ended by {inner}")
+                return pos
+            pos = _skip(data, pos, inner, inner_wire, depth + 1)
+        raise ValueError(f"group {number} has no end")
+    raise ValueError(f"wire type {wire}")
+
+
 def decode(data: bytes) -> tuple[int, int, int, bytes]:
     """(work_started, work_finished, num_records_produced, current_work) of the bytes."""
     fields: list = [0, 0, 0, b""]
     pos = 0
     while pos < len(data):
-        key, pos = _read_varint(data, pos)
-        number, wire = key >> 3, key & 7
-        if number == 0 or number > _MAX_FIELD_NUMBER or key >> 32:
-            raise ValueError(f"field number {number} out of range")
-        if wire == 0:
+        number, wire, pos = _read_key(data, pos)
+        if wire == 0 and 1 <= number <= 3:
             value, pos = _read_varint(data, pos)
-            if 1 <= number <= 3:
-                # int64: the low 64 bits, signed
-                value &= (1 << 64) - 1
-                fields[number - 1] = value - (1 << 64) if value >> 63 else value
-        elif wire == 2:
+            value &= (1 << 64) - 1  # int64: the low 64 bits, signed
+            fields[number - 1] = value - (1 << 64) if value >> 63 else value
+        elif wire == 2 and number == 4:
+            end = _skip(data, pos, number, wire)
             size, pos = _read_varint(data, pos)
-            if pos + size > len(data):
-                raise ValueError("length past the end")
-            if number == 4:
-                fields[3] = bytes(data[pos:pos + size])
-            pos += size
-        elif wire in (1, 5):
-            pos += 8 if wire == 1 else 4
-            if pos > len(data):
-                raise ValueError("truncated fixed field")
+            fields[3] = bytes(data[pos:end])
+            pos = end
         else:
-            raise ValueError(f"wire type {wire}")
+            pos = _skip(data, pos, number, wire)
     return fields[0], fields[1], fields[2], fields[3]
 
 

@@ -145,6 +145,11 @@ def test_codec_agrees_with_protobuf(started, finished, produced, work):
 @given(st.binary(max_size=30))
 @example(b"\xa5\x80\x80\x80\x10\x00\x00\x00\x00")  # field number 2**29 + 4: refused
 @example(b"\xf8\xff\xff\xff\x0f\x00")  # field number 2**29 - 1: the largest, skipped
+@example(b"cd")  # an empty group (field 12): skipped, as protobuf 7 does (seen on 3.12)
+@example(b"\x0b\x08\x07\x0c\x08\x05")  # a group numbered 1 holding 1: 7 is not a value
+@example(b"\x63\x6b\x6c")  # a group left open
+@example(b"\x63\x6c")  # a group ended by another number
+@example(b"\x63" * 101 + b"\x64" * 101)  # groups nested past protobuf's limit
 def test_decode_accepts_and_refuses_what_protobuf_does(data):
     reference = PROTO()
     try:
