@@ -24,10 +24,19 @@ import numpy as np
 from tfx.core import dtypes
 from tfx.core.errors import DataLossError, InvalidArgumentError
 from tfx.core.limits import check_allocation
+from tfx.core.wire_format import (
+    END_GROUP,
+    FIXED32,
+    FIXED64,
+    LENGTH,
+    START_GROUP,
+    VARINT,
+    read_varint,
+    skip,
+    write_varint,
+)
 from tfx.kernels.base import OpKernel, register_kernel
 from tfx.kernels.cpu.manip import shape_string
-
-_VARINT, _FIXED64, _LENGTH, _START_GROUP, _END_GROUP, _FIXED32 = 0, 1, 2, 3, 4, 5
 
 # protobuf FieldDescriptor.TYPE_* numbers.
 _TYPE_NAMES = {1: "double", 2: "float", 3: "int64", 4: "uint64", 5: "int32", 6: "fixed64",
@@ -41,17 +50,13 @@ _COMPATIBLE = {
     13: ("uint32", "uint64"), 14: ("int32",), 15: ("int32", "int64"), 16: ("int64",),
     17: ("int32", "int64"), 18: ("int64",),
 }
-_WIRE_TYPE = {1: _FIXED64, 2: _FIXED32, 6: _FIXED64, 7: _FIXED32, 15: _FIXED32,
-              16: _FIXED64, 9: _LENGTH, 10: _START_GROUP, 11: _LENGTH, 12: _LENGTH}
+_WIRE_TYPE = {1: FIXED64, 2: FIXED32, 6: FIXED64, 7: FIXED32, 15: FIXED32,
+              16: FIXED64, 9: LENGTH, 10: START_GROUP, 11: LENGTH, 12: LENGTH}
 _PACKABLE = {1, 2, 3, 4, 5, 6, 7, 8, 13, 14, 15, 16, 17, 18}
 _FIXED_FORMATS = {1: "<d", 2: "<f", 6: "<Q", 7: "<I", 15: "<i", 16: "<q"}
 
 _POOLS: dict[str, Any] = {}
 _POOLS_LOCK = threading.Lock()
-
-
-class _Truncated(Exception):
-    """A read ran past the end of the buffer."""
 
 
 def descriptor_pool(source: str) -> Any:
@@ -101,46 +106,6 @@ def _field(descriptor: Any, name: str) -> Any:
     return field
 
 
-def _read_varint(data: bytes, pos: int) -> tuple[int, int]:
-    value = shift = 0
-    for i in range(10):
-        if pos >= len(data):
-            raise _Truncated
-        byte = data[pos]
-        pos += 1
-        value |= (byte & 0x7F) << shift
-        if not byte & 0x80:
-            return value & 0xFFFFFFFFFFFFFFFF, pos
-        shift += 7
-        if i == 9:
-            break
-    raise _Truncated
-
-
-def _skip(data: bytes, pos: int, wire: int, number: int) -> int:
-    """The position after a value of `wire` type (a whole group for a start-group)."""
-    if wire == _VARINT:
-        return _read_varint(data, pos)[1]
-    if wire in (_FIXED64, _FIXED32):
-        end = pos + (8 if wire == _FIXED64 else 4)
-    elif wire == _LENGTH:
-        length, pos = _read_varint(data, pos)
-        end = pos + length
-    elif wire == _START_GROUP:
-        while True:
-            tag, pos = _read_varint(data, pos)
-            if tag & 7 == _END_GROUP:
-                if tag >> 3 != number:
-                    raise _Truncated
-                return pos
-            pos = _skip(data, pos, tag & 7, tag >> 3)
-    else:
-        raise _Truncated
-    if end > len(data):
-        raise _Truncated
-    return end
-
-
 def _scalar(field_type: int, raw: int) -> Any:
     """A varint's value as `field_type`."""
     if field_type in (5, 14):  # int32, enum: the low 32 bits, signed
@@ -161,69 +126,106 @@ def _scalar(field_type: int, raw: int) -> Any:
 
 
 def _packed(field_type: int, payload: bytes) -> list:
+    """The values of a packed record of `field_type`, with TensorFlow's messages for a
+    payload that does not hold whole values."""
     if field_type in _FIXED_FORMATS:
         fmt = _FIXED_FORMATS[field_type]
         size = struct.calcsize(fmt)
         if len(payload) % size:
-            raise _Truncated
+            raise DataLossError(
+                f"Illegal data length for packed fixed-size type: {len(payload)}")
         return [v[0] for v in struct.iter_unpack(fmt, payload)]
+    if field_type not in _PACKABLE:  # a group: its schema's wire type is not length
+        raise DataLossError("TYPE_GROUP encountered as packed")
     values, pos = [], 0
-    while pos < len(payload):
-        raw, pos = _read_varint(payload, pos)
-        values.append(_scalar(field_type, raw))
+    try:
+        while pos < len(payload):
+            raw, pos = read_varint(payload, pos)
+            values.append(_scalar(field_type, raw))
+    except ValueError:
+        raise DataLossError("Corrupt packed varint") from None
     return values
 
 
+def _read_packed(data: bytes, pos: int, field: Any, values: list) -> int:
+    """Gather a packed record of `field` (its key read) into `values`; the position
+    after it. TensorFlow counts the values into a singular field but leaves its
+    default there, and an empty record of a packable type counts nothing."""
+    try:
+        length, start = read_varint(data, pos)
+    except ValueError:
+        length = -1
+    if not 0 <= length <= 0x7FFFFFFF:
+        raise DataLossError("CollectField: Failed reading packed size")
+    end = start + length
+    if not length:
+        if field.type not in _PACKABLE:
+            raise DataLossError("Non-primitive type encountered as packed")
+        return end
+    if end > len(data):
+        raise DataLossError("ReadPackedValues: Skipping packed field failed")
+    unpacked = _packed(field.type, data[start:end])
+    if field.is_repeated:
+        values.extend(unpacked)
+    elif unpacked:
+        values[:] = [None]
+    return end
+
+
 def decode_fields(data: bytes, fields: dict[int, Any]) -> dict[int, list]:
-    """The values on the wire of the fields (by number) in one serialized message."""
+    """The values on the wire of the fields (by number) in one serialized message.
+
+    The walk is TensorFlow's (C++'s CodedInputStream): it stops at a key of 0 (what an
+    unreadable key reads as too) or an end-group key, which short of the end is an
+    error; an unrequested field is skipped; a requested one of another wire type is
+    skipped, or read as a packed record where it is length-delimited.
+    """
     found: dict[int, list] = {number: [] for number in fields}
     pos = 0
     while pos < len(data):
         try:
-            tag, after_tag = _read_varint(data, pos)
-        except _Truncated:
-            raise DataLossError("CountFields: Failed to consume entire buffer") from None
+            tag, after_tag = read_varint(data, pos)
+        except ValueError:
+            tag = 0
+        tag &= 0xFFFFFFFF
         number, wire = tag >> 3, tag & 7
-        if number == 0 or wire > _FIXED32 or wire == _END_GROUP:
+        if not tag or wire == END_GROUP:
             raise DataLossError("CountFields: Failed to consume entire buffer")
         field = fields.get(number)
-        try:
-            end = _skip(data, after_tag, wire, number)
-        except _Truncated:
-            message = ("ReadValue: Failed skipping field when counting" if field is not None
-                       else "Failed skipping unrequested field")
-            raise DataLossError(message) from None
-        pos = end
         if field is None:
+            try:
+                if not number:
+                    raise ValueError("field number 0")
+                pos = skip(data, after_tag, number, wire, coded_stream=True)
+            except ValueError:
+                raise DataLossError("Failed skipping unrequested field") from None
             continue
         values = found[number]
         field_type = field.type
-        expected = _WIRE_TYPE.get(field_type, _VARINT)
-        repeated = field.is_repeated
-        if wire == expected:
-            if wire == _VARINT:
-                value = _scalar(field_type, _read_varint(data, after_tag)[0])
-            elif wire in (_FIXED32, _FIXED64):
-                value = struct.unpack(_FIXED_FORMATS[field_type], data[after_tag:end])[0]
-            elif wire == _LENGTH:
-                length, start = _read_varint(data, after_tag)
-                value = data[start:start + length]
-            else:  # a group: its bytes up to the end-group tag
-                value = data[after_tag:end]
-            if repeated:
-                values.append(value)
-            else:
-                values[:] = [value]
-        elif wire == _LENGTH and field_type in _PACKABLE:
-            length, start = _read_varint(data, after_tag)
-            try:
-                unpacked = _packed(field_type, data[start:start + length])
-            except _Truncated:
-                raise DataLossError("ReadValue: Failed skipping field when counting") from None
-            if repeated:
-                values.extend(unpacked)
-            else:
-                values[:] = [None]  # counted, but TensorFlow leaves the default
+        expected = _WIRE_TYPE.get(field_type, VARINT)
+        if wire == LENGTH and expected != LENGTH:
+            pos = _read_packed(data, after_tag, field, values)
+            continue
+        try:
+            end = skip(data, after_tag, number, wire, coded_stream=True)
+        except ValueError:
+            raise DataLossError("CollectField: Failed skipping malformed field" if wire != expected
+                                else "ReadValue: Failed skipping field when counting") from None
+        pos = end
+        if wire != expected:
+            continue
+        if wire == VARINT:
+            value = _scalar(field_type, read_varint(data, after_tag)[0])
+        elif wire in (FIXED32, FIXED64):
+            value = struct.unpack(_FIXED_FORMATS[field_type], data[after_tag:end])[0]
+        elif wire == LENGTH:
+            value = data[read_varint(data, after_tag)[1]:end]
+        else:  # a group: its keys and values, as TensorFlow copies them, both keys included
+            value = write_varint(number << 3 | START_GROUP) + data[after_tag:end]
+        if field.is_repeated:
+            values.append(value)
+        else:
+            values[:] = [value]
     return found
 
 
@@ -310,19 +312,6 @@ class DecodeProtoV2(OpKernel):
         return (sizes.reshape(data.shape + (count,)), *outputs)
 
 
-def _varint(value: int) -> bytes:
-    value &= 0xFFFFFFFFFFFFFFFF
-    out = bytearray()
-    while True:
-        byte = value & 0x7F
-        value >>= 7
-        if value:
-            out.append(byte | 0x80)
-        else:
-            out.append(byte)
-            return bytes(out)
-
-
 def _encode_value(field_type: int, value: Any) -> bytes:
     if field_type in _FIXED_FORMATS:
         fmt = _FIXED_FORMATS[field_type]
@@ -335,7 +324,7 @@ def _encode_value(field_type: int, value: Any) -> bytes:
         return struct.pack(fmt, number)
     if field_type in (9, 10, 11, 12):
         data = value if isinstance(value, bytes) else str(value).encode()
-        return _varint(len(data)) + data
+        return write_varint(len(data)) + data
     number = int(value)
     if field_type == 17:
         number = ((number << 1) ^ (number >> 31)) & 0xFFFFFFFF
@@ -343,7 +332,7 @@ def _encode_value(field_type: int, value: Any) -> bytes:
         number = (number << 1) ^ (number >> 63)
     elif field_type == 13:
         number &= 0xFFFFFFFF
-    return _varint(number)
+    return write_varint(number)
 
 
 def encode_field(field: Any, values: list) -> bytes:
@@ -351,15 +340,15 @@ def encode_field(field: Any, values: list) -> bytes:
     if not values:
         return b""
     field_type = field.type
-    wire = _WIRE_TYPE.get(field_type, _VARINT)
+    wire = _WIRE_TYPE.get(field_type, VARINT)
     if field_type == 10:  # a group: its bytes between start- and end-group tags
-        start, end = _varint(field.number << 3 | _START_GROUP), _varint(
-            field.number << 3 | _END_GROUP)
+        start, end = write_varint(field.number << 3 | START_GROUP), write_varint(
+            field.number << 3 | END_GROUP)
         return b"".join(start + bytes(v) + end for v in values)
     if field.is_packed:
         payload = b"".join(_encode_value(field_type, v) for v in values)
-        return _varint(field.number << 3 | _LENGTH) + _varint(len(payload)) + payload
-    tag = _varint(field.number << 3 | wire)
+        return write_varint(field.number << 3 | LENGTH) + write_varint(len(payload)) + payload
+    tag = write_varint(field.number << 3 | wire)
     return b"".join(tag + _encode_value(field_type, v) for v in values)
 
 

@@ -187,3 +187,91 @@ def test_api_names_and_round_trip() -> None:
                 make(r_s=[""]).SerializeToString()]
         with tf.Session() as sess:
             assert sess.run(encoded, {decoded.sizes.op.inputs[0]: data}).tolist() == data
+
+
+# TensorFlow 2.21's DecodeProtoV2 of these bytes as a tensorflow.Summary (its one field,
+# `value` = 1, a message, requested as a string): groups nested past protobuf's limit of
+# 100 are a DataLossError (tfx hit Python's recursion limit on the first two), keys and
+# lengths are read as C++'s CodedInputStream reads them.
+WIRE_CASES = [
+    ("deep_groups_in_requested_field", b"\x0b" * 100000,
+     "CollectField: Failed skipping malformed field"),
+    ("deep_groups_unrequested", b"\x13" * 100000, "Failed skipping unrequested field"),
+    ("groups_101", b"\x0b" * 101 + b"\x0c" * 101,
+     "CollectField: Failed skipping malformed field"),
+    ("unrequested_groups_101", b"\x13" * 101 + b"\x14" * 101,
+     "Failed skipping unrequested field"),
+    ("groups_100", b"\x0b" * 100 + b"\x0c" * 100, ([[0]], [[b""]])),
+    ("unrequested_groups_100_then_value", b"\x13" * 100 + b"\x14" * 100 + b"\x0a\x01z",
+     ([[1]], [[b"z"]])),
+    ("group_ended_by_another", b"\x0b\x14", "CollectField: Failed skipping malformed field"),
+    ("group_unended", b"\x0b", "CollectField: Failed skipping malformed field"),
+    ("field_0_in_group", b"\x0b\x00\x01\x0c", "CollectField: Failed skipping malformed field"),
+    ("wire_type_6", b"\x0e", "CollectField: Failed skipping malformed field"),
+    ("unrequested_field_0", b"\x01" + bytes(8), "Failed skipping unrequested field"),
+    ("end_group_key", b"\x0c", "CountFields: Failed to consume entire buffer"),
+    ("key_11_bytes", b"\x90" + b"\x80" * 9 + b"\x00\x01",
+     "CountFields: Failed to consume entire buffer"),
+    ("key_high_bits_dropped", b"\x8a\x80\x80\x80\x10\x01a", ([[1]], [[b"a"]])),
+    ("key_6_bytes", b"\x8a\x80\x80\x80\x80\x00\x01a", ([[1]], [[b"a"]])),
+    ("length_6_bytes", b"\x0a\x81\x80\x80\x80\x80\x00a", ([[1]], [[b"a"]])),
+    ("unrequested_length_11_bytes", b"\x12\x81" + b"\x80" * 9 + b"\x00a",
+     "Failed skipping unrequested field"),
+]
+
+
+@pytest.mark.parametrize("name,data,want", WIRE_CASES, ids=[c[0] for c in WIRE_CASES])
+def test_decode_wire_edges_match_tensorflow(name: str, data: bytes, want) -> None:
+    def decode():
+        return run_op("DecodeProtoV2", [np.array([data], dtype=object)],
+                      message_type="tfx.Summary", field_names=["value"],
+                      output_types=[dtypes.string])
+
+    if isinstance(want, str):
+        with pytest.raises(errors.DataLossError) as caught:
+            decode()
+        assert str(caught.value) == want
+        return
+    sizes, values = decode()
+    assert (sizes.tolist(), values.tolist()) == want
+
+
+def _group_source() -> str:
+    """A bytes:// pool of proto2 `g.M { repeated group Grp = 1 { optional int32 x = 2; } }`."""
+    from google.protobuf import descriptor_pb2
+
+    files = descriptor_pb2.FileDescriptorSet()
+    file = files.file.add(name="g.proto", package="g", syntax="proto2")
+    message = file.message_type.add(name="M")
+    message.nested_type.add(name="Grp").field.add(name="x", number=2, type=5, label=1)
+    message.field.add(name="grp", number=1, type=10, label=3, type_name=".g.M.Grp")
+    return "bytes://" + files.SerializeToString().decode("latin-1")
+
+
+# TensorFlow 2.21's DecodeProtoV2 of a requested group field: each value is the group
+# with both its keys (the start key written anew), a length-delimited record is refused.
+GROUP_CASES = [
+    ("one", b"\x0b\x10\x05\x0c", ([[1]], [[b"\x0b\x10\x05\x0c"]])),
+    ("two", b"\x0b\x0c\x0b\x10\x01\x0c", ([[2]], [[b"\x0b\x0c", b"\x0b\x10\x01\x0c"]])),
+    ("nested", b"\x0b\x13\x14\x0c", ([[1]], [[b"\x0b\x13\x14\x0c"]])),
+    ("padded_key", b"\x8b\x80\x80\x80\x80\x00\x0c", ([[1]], [[b"\x0b\x0c"]])),
+    ("ended_by_another", b"\x0b\x14", "ReadValue: Failed skipping field when counting"),
+    ("length_delimited", b"\x0a\x01\x05", "TYPE_GROUP encountered as packed"),
+    ("empty_length_delimited", b"\x0a\x00", "Non-primitive type encountered as packed"),
+]
+
+
+@pytest.mark.parametrize("name,data,want", GROUP_CASES, ids=[c[0] for c in GROUP_CASES])
+def test_decode_group_field_matches_tensorflow(name: str, data: bytes, want) -> None:
+    def decode():
+        return run_op("DecodeProtoV2", [np.array([data], dtype=object)], message_type="g.M",
+                      field_names=["grp"], output_types=[dtypes.string],
+                      descriptor_source=_group_source())
+
+    if isinstance(want, str):
+        with pytest.raises(errors.DataLossError) as caught:
+            decode()
+        assert str(caught.value) == want
+        return
+    sizes, values = decode()
+    assert (sizes.tolist(), values.tolist()) == want
