@@ -32,10 +32,11 @@ from typing import Any
 
 import numpy as np
 
-from tfx.core import dtypes, tensor_util
+from tfx.core import dtypes, tensor_util, wire_format
 from tfx.core.checkpoint.table import crc32c, mask_crc
 from tfx.core.errors import DataLossError, InvalidArgumentError
 from tfx.core.record_io import RecordReader, RecordWriter, encode_record
+from tfx.core.wire_format import read_varint, write_varint
 from tfx.protos import tensor_pb2
 
 VERSION = 2
@@ -77,29 +78,25 @@ class Metadata:
         for number, text in ((1, self.graph_hash), (2, self.run_id)):
             if text:
                 raw = text.encode()
-                out += _varint(number << 3 | 2) + _varint(len(raw)) + raw
+                out += write_varint(number << 3 | 2) + write_varint(len(raw)) + raw
         for number, value in ((3, self.run_timestamp), (4, self.version)):
             if value:
-                out += _varint(number << 3) + _varint(value % (1 << 64))
+                out += write_varint(number << 3) + write_varint(value % (1 << 64))
         if self.dtypes:
-            packed = b"".join(_varint(t) for t in self.dtypes)
-            out += _varint(5 << 3 | 2) + _varint(len(packed)) + packed
+            packed = b"".join(write_varint(t) for t in self.dtypes)
+            out += write_varint(5 << 3 | 2) + write_varint(len(packed)) + packed
         if self.num_elements:
-            out += _varint(6 << 3) + _varint(self.num_elements % (1 << 64))
+            out += write_varint(6 << 3) + write_varint(self.num_elements % (1 << 64))
         if self.finalized:
-            out += _varint(1000 << 3) + b"\x01"
+            out += write_varint(1000 << 3) + b"\x01"
         return bytes(out)
 
     @classmethod
     def decode(cls, data: bytes, where: str) -> Metadata:
         record = cls()
-        pos = 0
         try:
-            while pos < len(data):
-                key, pos = _read_varint(data, pos)
-                number, wire = key >> 3, key & 7
-                if wire == 0:
-                    value, pos = _read_varint(data, pos)
+            for number, wire, value in wire_format.fields(data):
+                if wire == wire_format.VARINT:
                     if number == 5:
                         record.dtypes.append(value)
                     elif number in (3, 4, 6):
@@ -107,25 +104,17 @@ class Metadata:
                                          6: "num_elements"}[number], value)
                     elif number == 1000:
                         record.finalized = bool(value)
-                elif wire == 2:
-                    size, pos = _read_varint(data, pos)
-                    chunk, pos = data[pos:pos + size], pos + size
+                elif wire == wire_format.LENGTH:
                     if number == 1:
-                        record.graph_hash = chunk.decode()
+                        record.graph_hash = value.decode()
                     elif number == 2:
-                        record.run_id = chunk.decode()
+                        record.run_id = value.decode()
                     elif number == 5:
                         at = 0
-                        while at < len(chunk):
-                            value, at = _read_varint(chunk, at)
-                            record.dtypes.append(value)
-                elif wire == 1:
-                    pos += 8
-                elif wire == 5:
-                    pos += 4
-                else:
-                    raise ValueError(f"wire type {wire}")
-        except (IndexError, ValueError, UnicodeDecodeError) as exc:
+                        while at < len(value):
+                            dtype, at = read_varint(value, at)
+                            record.dtypes.append(dtype)
+        except (ValueError, UnicodeDecodeError) as exc:
             raise DataLossError(f"{where}: corrupt snapshot metadata ({exc})") from None
         return record
 
@@ -150,31 +139,6 @@ def write_metadata(hash_dir: str, metadata: Metadata) -> None:
     os.replace(temporary, path)
 
 
-def _varint(value: int) -> bytes:
-    out = bytearray()
-    while True:
-        low = value & 0x7F
-        value >>= 7
-        if value:
-            out.append(low | 0x80)
-        else:
-            out.append(low)
-            return bytes(out)
-
-
-def _read_varint(data: bytes, pos: int) -> tuple[int, int]:
-    shift = value = 0
-    while True:
-        byte = data[pos]
-        pos += 1
-        value |= (byte & 0x7F) << shift
-        shift += 7
-        if byte < 0x80:
-            return value, pos
-        if shift > 63:
-            raise ValueError("varint too long")
-
-
 # --- tensors as records -----------------------------------------------------------------
 
 
@@ -188,7 +152,7 @@ def tensor_record(value: np.ndarray, dtype: dtypes.DType) -> bytes:
         proto.tensor_shape.dim.add().size = int(size)
     if dtype.base is dtypes.string:
         items = [v if isinstance(v, bytes) else str(v).encode() for v in value.reshape(-1)]
-        proto.tensor_content = b"".join(_varint(len(v)) for v in items) + b"".join(items)
+        proto.tensor_content = b"".join(write_varint(len(v)) for v in items) + b"".join(items)
     elif dtype.base in (dtypes.variant, dtypes.resource):
         raise InvalidArgumentError(f"snapshot cannot write a component of type {dtype.name}")
     else:
@@ -210,9 +174,9 @@ def tensor_from_record(record: bytes, where: str) -> np.ndarray:
         lengths, pos = [], 0
         try:
             for _ in range(count):
-                size, pos = _read_varint(content, pos)
+                size, pos = read_varint(content, pos)
                 lengths.append(size)
-        except (IndexError, ValueError):
+        except ValueError:
             raise DataLossError(f"{where}: a record's string lengths are cut short") from None
         if pos + sum(lengths) != len(content):
             raise DataLossError(f"{where}: a record's strings do not fill its tensor_content")
@@ -333,7 +297,7 @@ def snappy_compress(data: bytes) -> bytes:
     if library is not None:
         compress = getattr(library, "compress_raw", None) or library.compress
         return bytes(compress(data))
-    out = bytearray(_varint(len(data)))
+    out = bytearray(write_varint(len(data)))
     for start in range(0, len(data), 1 << 16):
         chunk = data[start:start + (1 << 16)]
         size = len(chunk) - 1
@@ -360,7 +324,7 @@ def snappy_decompress(block: bytes, where: str) -> bytes:
 
 
 def _snappy_decode(block: bytes) -> bytes:
-    size, pos = _read_varint(block, 0)
+    size, pos = read_varint(block, 0)
     out = bytearray()
     while pos < len(block):
         tag = block[pos]

@@ -31,9 +31,10 @@ from typing import Any
 
 import numpy as np
 
-from tfx.core import dtypes
+from tfx.core import dtypes, wire_format
 from tfx.core.data_snapshot import snappy_compress, snappy_decompress
 from tfx.core.errors import InternalError, InvalidArgumentError, UnimplementedError
+from tfx.core.wire_format import write_varint
 from tfx.protos import tensor_pb2
 
 TYPE_NAME = "tensorflow.data.CompressedElement"
@@ -58,66 +59,19 @@ class CompressedElement:
 # --- the protobuf wire format, for the two small messages -----------------------------------
 
 
-def _varint(value: int) -> bytes:
-    out = bytearray()
-    value &= (1 << 64) - 1
-    while True:
-        bits = value & 0x7F
-        value >>= 7
-        if value:
-            out.append(bits | 0x80)
-        else:
-            out.append(bits)
-            return bytes(out)
-
-
 def _field(number: int, payload: bytes) -> bytes:
-    return _varint(number << 3 | 2) + _varint(len(payload)) + payload
-
-
-def _read_varint(data: bytes, pos: int) -> tuple[int, int]:
-    value, shift = 0, 0
-    while True:
-        if pos >= len(data) or shift > 63:
-            raise ValueError("truncated varint")
-        byte = data[pos]
-        pos += 1
-        value |= (byte & 0x7F) << shift
-        shift += 7
-        if not byte & 0x80:
-            return value, pos
+    return write_varint(number << 3 | wire_format.LENGTH) + write_varint(len(payload)) + payload
 
 
 def fields(data: bytes) -> list[tuple[int, int | bytes]]:
     """(field number, value) of each field of a serialized message: a varint's int, a
-    length-delimited field's bytes (fixed-width fields skipped).
+    length-delimited field's bytes (fixed-width fields and groups skipped).
 
     Raises:
         ValueError: the bytes are no valid message.
     """
-    out: list[tuple[int, int | bytes]] = []
-    pos = 0
-    while pos < len(data):
-        key, pos = _read_varint(data, pos)
-        number, kind = key >> 3, key & 7
-        if number == 0:
-            raise ValueError("field number 0")
-        if kind == 0:
-            value, pos = _read_varint(data, pos)
-            out.append((number, value))
-        elif kind == 2:
-            size, pos = _read_varint(data, pos)
-            if pos + size > len(data):
-                raise ValueError("truncated field")
-            out.append((number, data[pos:pos + size]))
-            pos += size
-        elif kind in (1, 5):
-            pos += 8 if kind == 1 else 4
-            if pos > len(data):
-                raise ValueError("truncated field")
-        else:
-            raise ValueError(f"wire type {kind}")
-    return out
+    return [(number, value) for number, wire, value in wire_format.fields(data)
+            if wire in (wire_format.VARINT, wire_format.LENGTH)]
 
 
 # --- compressing and uncompressing ----------------------------------------------------------
@@ -148,9 +102,9 @@ def compress(components: Sequence[Any], types: Sequence[dtypes.DType],
         else:
             raise UnimplementedError(f"{what}: component {index} is of type {dtype.name}; "
                                      "tfx compresses numeric, bool and string tensors only")
-        entry = (_varint(1 << 3) + _varint(dtype.as_datatype_enum)
+        entry = (write_varint(1 << 3) + write_varint(dtype.as_datatype_enum)
                  + _field(2, shape.SerializeToString())
-                 + (_field(4, b"".join(_varint(s) for s in sizes)) if sizes else b""))
+                 + (_field(4, b"".join(write_varint(s) for s in sizes)) if sizes else b""))
         metadata += _field(2, entry)
     return CompressedElement(_field(1, snappy_compress(bytes(data))) + bytes(metadata))
 
@@ -167,7 +121,7 @@ def _component(entry: bytes, what: str) -> tuple[dtypes.DType, tuple[int, ...], 
             if isinstance(value, bytes):  # packed
                 pos = 0
                 while pos < len(value):
-                    size, pos = _read_varint(value, pos)
+                    size, pos = wire_format.read_varint(value, pos)
                     sizes.append(size)
             else:
                 sizes.append(value)

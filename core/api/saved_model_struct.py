@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from tfx.core import dtypes, tensor_util
+from tfx.core import dtypes, tensor_util, wire_format
 from tfx.core.api.graph_builder import TensorShape
 from tfx.core.api.type_spec_api import SparseTensorSpec, TensorSpec
 from tfx.protos import saved_object_graph_pb2 as so_pb2
@@ -189,31 +189,11 @@ def decode(proto: so_pb2.StructuredValue) -> Any:
 # --- protobuf fields tfx's protos lack (TensorInfo.composite_tensor, ...) --------------
 
 
-def _varint(value: int) -> bytes:
-    out = bytearray()
-    while True:
-        byte, value = value & 0x7F, value >> 7
-        out.append(byte | (0x80 if value else 0))
-        if not value:
-            return bytes(out)
-
-
 def length_delimited(number: int, payload: bytes) -> bytes:
     """The wire bytes of field `number` holding `payload` (a message, string or bytes):
     merged into a message whose class lacks the field, protobuf keeps it as unknown."""
-    return _varint(number << 3 | 2) + _varint(len(payload)) + payload
-
-
-def _read_varint(data: bytes, pos: int) -> tuple[int, int]:
-    value = shift = 0
-    while True:
-        if pos >= len(data):
-            raise ValueError("truncated protobuf varint")
-        byte = data[pos]
-        value |= (byte & 0x7F) << shift
-        pos, shift = pos + 1, shift + 7
-        if not byte & 0x80:
-            return value, pos
+    return (wire_format.write_varint(number << 3 | wire_format.LENGTH)
+            + wire_format.write_varint(len(payload)) + payload)
 
 
 def length_delimited_fields(data: bytes) -> list[tuple[int, bytes]]:
@@ -223,22 +203,5 @@ def length_delimited_fields(data: bytes) -> list[tuple[int, bytes]]:
     Raises:
         ValueError: `data` is not a well-formed message.
     """
-    fields, pos = [], 0
-    while pos < len(data):
-        key, pos = _read_varint(data, pos)
-        number, wire = key >> 3, key & 7
-        if wire == 0:
-            _, pos = _read_varint(data, pos)
-        elif wire == 1:
-            pos += 8
-        elif wire == 5:
-            pos += 4
-        elif wire == 2:
-            size, pos = _read_varint(data, pos)
-            if pos + size > len(data):
-                raise ValueError("truncated protobuf field")
-            fields.append((number, data[pos:pos + size]))
-            pos += size
-        else:
-            raise ValueError(f"unsupported protobuf wire type {wire}")
-    return fields
+    return [(number, value) for number, wire, value in wire_format.fields(data)
+            if wire == wire_format.LENGTH]

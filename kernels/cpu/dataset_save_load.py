@@ -37,7 +37,7 @@ import numpy as np
 from google.protobuf import text_format
 
 from tfx.core import data_snapshot as fmt
-from tfx.core import dtypes
+from tfx.core import dtypes, wire_format
 from tfx.core.datasets import (
     Dataset,
     Element,
@@ -85,13 +85,13 @@ def _sparse_from_variant(proto: tensor_pb2.TensorProto, where: str) -> np.ndarra
     try:
         sizes, pos = [], 0
         for _ in range(count):
-            size, pos = fmt._read_varint(content, pos)
+            size, pos = wire_format.read_varint(content, pos)
             sizes.append(size)
         out = np.empty(count, dtype=object)
         for i, size in enumerate(sizes):
             out[i] = _variant_tensor(content[pos:pos + size])
             pos += size
-    except (IndexError, ValueError) as exc:
+    except ValueError as exc:
         raise DataLossError(f"{where}: a sparse component's variant is corrupt ({exc})") \
             from None
     return out.reshape(shape)
@@ -99,17 +99,14 @@ def _sparse_from_variant(proto: tensor_pb2.TensorProto, where: str) -> np.ndarra
 
 def _variant_tensor(data: bytes) -> bytes:
     """The serialized TensorProto of a VariantTensorData holding one tensor."""
-    pos, tensor = 0, None
-    while pos < len(data):
-        key, pos = fmt._read_varint(data, pos)
-        if key & 7 != 2:
-            raise ValueError(f"wire type {key & 7}")
-        size, pos = fmt._read_varint(data, pos)
-        if key >> 3 == 1 and data[pos:pos + size] != _TENSOR_VARIANT:
-            raise ValueError(f"a variant of type {data[pos:pos + size]!r}, not a tensor")
-        if key >> 3 == 3:
-            tensor = data[pos:pos + size]
-        pos += size
+    tensor = None
+    for number, wire, value in wire_format.fields(data):
+        if wire != wire_format.LENGTH:
+            continue  # protobuf keeps it among the unknown fields
+        if number == 1 and value != _TENSOR_VARIANT:
+            raise ValueError(f"a variant of type {value!r}, not a tensor")
+        if number == 3:
+            tensor = value
     if tensor is None:
         raise ValueError("a variant without its tensor")
     return tensor

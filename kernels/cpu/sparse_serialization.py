@@ -16,31 +16,9 @@ from google.protobuf.message import DecodeError
 from tfx.core import dtypes
 from tfx.core.errors import InvalidArgumentError, UnimplementedError
 from tfx.core.tensor_util import to_ndarray
+from tfx.core.wire_format import read_varint, write_varint
 from tfx.kernels.base import OpKernel, register_kernel
 from tfx.protos import tensor_pb2
-
-
-def _varint(n: int) -> bytes:
-    out = bytearray()
-    while True:
-        byte = n & 0x7F
-        n >>= 7
-        out.append(byte | (0x80 if n else 0))
-        if not n:
-            return bytes(out)
-
-
-def _read_varint(data: bytes, pos: int) -> tuple[int, int]:
-    value = shift = 0
-    while True:
-        if pos >= len(data):
-            raise InvalidArgumentError("Could not parse serialized proto")
-        byte = data[pos]
-        value |= (byte & 0x7F) << shift
-        pos += 1
-        shift += 7
-        if not byte & 0x80:
-            return value, pos
 
 
 def _as_bytes(value: Any) -> bytes:
@@ -55,7 +33,7 @@ def serialize_tensor(array: np.ndarray, dtype: dtypes.DType) -> bytes:
         proto.tensor_shape.dim.add().size = dim
     if array.size and dtype.name == "string":
         items = [_as_bytes(v) for v in array.reshape(-1)]
-        proto.tensor_content = b"".join(_varint(len(v)) for v in items) + b"".join(items)
+        proto.tensor_content = b"".join(write_varint(len(v)) for v in items) + b"".join(items)
     elif array.size:
         proto.tensor_content = np.ascontiguousarray(
             array, dtype=dtype.np.newbyteorder("<")).tobytes()
@@ -71,7 +49,7 @@ def parse_tensor(data: Any) -> tuple[np.ndarray, dtypes.DType]:
             shape = tuple(d.size for d in proto.tensor_shape.dim)
             content, pos, lengths = proto.tensor_content, 0, []
             for _ in range(int(np.prod(shape))):
-                length, pos = _read_varint(content, pos)
+                length, pos = read_varint(content, pos)
                 lengths.append(length)
             items = np.empty(len(lengths), dtype=object)
             for i, length in enumerate(lengths):
