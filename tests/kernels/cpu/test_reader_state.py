@@ -150,6 +150,7 @@ def test_codec_agrees_with_protobuf(started, finished, produced, work):
 @example(b"\x63\x6b\x6c")  # a group left open
 @example(b"\x63\x6c")  # a group ended by another number
 @example(b"\x63" * 101 + b"\x64" * 101)  # groups nested past protobuf's limit
+@example(b"\x0b\x00\x01\x0c")  # field number 0 inside a group: upb alone accepts it
 def test_decode_accepts_and_refuses_what_protobuf_does(data):
     reference = PROTO()
     try:
@@ -157,6 +158,13 @@ def test_decode_accepts_and_refuses_what_protobuf_does(data):
     except Exception:
         with pytest.raises(ValueError):
             reader_state.decode(data)
+        return
+    try:
+        reader_state.decode(data)
+    except ValueError as exc:
+        # Python's protobuf (upb) keeps a field number 0 inside a group; C++'s protobuf,
+        # which TensorFlow parses with, refuses it, and so does tfx (core/wire_format.py).
+        assert "field number 0" in str(exc), data
         return
     assert reader_state.decode(data) == (reference.work_started, reference.work_finished,
                                          reference.num_records_produced,
