@@ -30,6 +30,8 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
+from tfx.core.wire_format import write_varint
+
 __all__ = ["AutoShardPolicy", "AutotuneAlgorithm", "AutotuneOptions", "DistributeOptions",
            "ExternalStatePolicy", "OptimizationOptions", "Options", "OptionsBase",
            "ServiceOptions", "ThreadingOptions", "merge_options"]
@@ -290,26 +292,13 @@ class Options(OptionsBase):
 # TensorFlow's dataset_options.proto (the bytes of OptionsDataset's `serialized_options`):
 # a group's set options by field number; oneof-wrapped scalars are written whenever set.
 
-def _varint(value: int) -> bytes:
-    value &= (1 << 64) - 1  # negative enum values take ten bytes, as protobuf writes them
-    out = bytearray()
-    while True:
-        byte = value & 0x7F
-        value >>= 7
-        if value:
-            out.append(byte | 0x80)
-        else:
-            out.append(byte)
-            return bytes(out)
-
-
 def _field(number: int, value: Any) -> bytes:
     if isinstance(value, (bytes, str)):
         data = value.encode() if isinstance(value, str) else value
-        return _varint(number << 3 | 2) + _varint(len(data)) + data
+        return write_varint(number << 3 | 2) + write_varint(len(data)) + data
     if isinstance(value, enum.Enum):
         value = value.value
-    return _varint(number << 3) + _varint(int(value))
+    return write_varint(number << 3) + write_varint(int(value))
 
 
 def _fields(options: OptionsBase, numbers: dict[str, int]) -> bytes:

@@ -53,6 +53,7 @@ from tfx.core.errors import (
     UnavailableError,
     UnimplementedError,
 )
+from tfx.core.wire_format import write_varint
 from tfx.protos import data_service_pb2 as pb
 
 __all__ = ["CrossTrainerCache", "DispatchServer", "DispatcherConfig", "ShardingPolicy",
@@ -408,7 +409,7 @@ def _reading_dataset(options: _ReadOptions, dataset_id: Any, known: str | None,
         dataset_id=convert_to_tensor(known if known is not None else dataset_id,
                                      dtype=dtypes.string, name="dataset_id"),
         processing_mode=convert_to_tensor(
-            _varint_field(1 << 3, policy) if policy else b"", dtype=dtypes.string,
+            write_varint(1 << 3) + write_varint(policy) if policy else b"", dtype=dtypes.string,
             name="processing_mode"),
         address=convert_to_tensor(options.address, dtype=dtypes.string, name="address"),
         protocol=convert_to_tensor("grpc", dtype=dtypes.string, name="protocol"),
@@ -428,19 +429,9 @@ def _reading_dataset(options: _ReadOptions, dataset_id: Any, known: str | None,
         target_workers=options.target, uncompress=True,
         uncompress_fn=_uncompress_function(element_spec),
         # TensorFlow's CrossTrainerCacheOptions: trainer_id, field 1.
-        cross_trainer_cache_options=(_varint_field(1 << 3 | 2, len(trainer)) + trainer
+        cross_trainer_cache_options=(write_varint(1 << 3 | 2) + write_varint(len(trainer)) + trainer
                                      if trainer else b""))
     return DatasetV1(variant, element_spec)
-
-
-def _varint_field(key: int, value: int) -> bytes:
-    """A proto field's key and a varint (a value, or a length before the bytes)."""
-    out = bytearray([key])
-    while True:
-        bits, value = value & 0x7F, value >> 7
-        out.append(bits | (0x80 if value else 0))
-        if not value:
-            return bytes(out)
 
 
 def _uncompress_function(element_spec: Any) -> Any:

@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from tfx.core import wire_format
 from tfx.core.errors import InvalidArgumentError
 from tfx.core.op_registry import register_op
 from tfx.core.shapes import Shape, ShapeContext, broadcast_pair, merge_dim
@@ -157,51 +158,39 @@ _DIMENSION_FIELDS = {1: "input_batch_dimension", 2: "input_feature_dimension",
                      9: "output_spatial_dimensions"}
 
 
-def _varint(data: bytes, pos: int) -> tuple[int, int]:
-    value = shift = 0
-    while True:
-        if pos >= len(data):
-            raise InvalidArgumentError("Error parsing convolution dimension numbers.")
-        byte = data[pos]
-        pos += 1
-        value |= (byte & 0x7F) << shift
-        shift += 7
-        if not byte & 0x80:
-            break
-    if value >= 1 << 63:
-        value -= 1 << 64
-    return value, pos
+def _signed(value: int) -> int:
+    return value - (1 << 64) if value >> 63 else value  # an int64 field
 
 
 def parse_dimension_numbers(data: bytes) -> dict[str, Any]:
     """The serialized UniformQuantizedConvolutionDimensionNumbersAttr the dimension_numbers
-    attr holds (an empty string: no fields)."""
+    attr holds (an empty string: no fields); other fields are skipped, as protobuf does."""
     fields: dict[str, Any] = {name: [] if name.endswith("dimensions") else 0
                               for name in _DIMENSION_FIELDS.values()}
     pos = 0
-    while pos < len(data):
-        key, pos = _varint(data, pos)
-        number, wire = key >> 3, key & 7
-        name = _DIMENSION_FIELDS.get(number)
-        if wire == 0:
-            value, pos = _varint(data, pos)
-            if name is None:
-                continue
-            if isinstance(fields[name], list):
-                fields[name].append(value)
+    try:
+        while pos < len(data):
+            number, wire, pos = wire_format.read_key(data, pos)
+            name = _DIMENSION_FIELDS.get(number)
+            repeated = name is not None and isinstance(fields[name], list)
+            if name is not None and wire == wire_format.VARINT:
+                value, pos = wire_format.read_varint(data, pos)
+                if repeated:
+                    fields[name].append(_signed(value))
+                else:
+                    fields[name] = _signed(value)
+            elif repeated and wire == wire_format.LENGTH:  # packed
+                end = wire_format.skip(data, pos, number, wire)
+                _, pos = wire_format.read_varint(data, pos)
+                while pos < end:
+                    value, pos = wire_format.read_varint(data, pos)
+                    fields[name].append(_signed(value))
+                if pos != end:
+                    raise ValueError("a packed varint runs past its field")
             else:
-                fields[name] = value
-        elif wire == 2:
-            length, pos = _varint(data, pos)
-            end = pos + length
-            if end > len(data):
-                raise InvalidArgumentError("Error parsing convolution dimension numbers.")
-            while name is not None and isinstance(fields[name], list) and pos < end:
-                value, pos = _varint(data, pos)
-                fields[name].append(value)
-            pos = end
-        else:
-            raise InvalidArgumentError("Error parsing convolution dimension numbers.")
+                pos = wire_format.skip(data, pos, number, wire)
+    except ValueError:
+        raise InvalidArgumentError("Error parsing convolution dimension numbers.") from None
     return fields
 
 

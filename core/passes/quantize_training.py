@@ -35,6 +35,7 @@ import numpy as np
 
 from tfx.core import tensor_util
 from tfx.core.graph import Graph, Node, Output
+from tfx.core.wire_format import write_varint
 from tfx.protos import graph_pb2, tensor_pb2, types_pb2
 
 __all__ = ["quantize_training"]
@@ -96,7 +97,7 @@ def _tensor_attr(values: np.ndarray, dtype: int) -> graph_pb2.AttrValue:
     if values.size > 1:
         if dtype == _STRING:
             items = [bytes(v) for v in values.ravel()]
-            proto.tensor_content = b"".join(_varint(len(v)) for v in items) + b"".join(items)
+            proto.tensor_content = b"".join(write_varint(len(v)) for v in items) + b"".join(items)
         else:
             proto.tensor_content = values.tobytes()
     elif values.size == 1:
@@ -108,16 +109,6 @@ def _tensor_attr(values: np.ndarray, dtype: int) -> graph_pb2.AttrValue:
         else:
             proto.int_val.append(int(item))
     return graph_pb2.AttrValue(tensor=proto)
-
-
-def _varint(value: int) -> bytes:
-    out = bytearray()
-    while True:
-        byte = value & 0x7F
-        value >>= 7
-        out.append(byte | (0x80 if value else 0))
-        if not value:
-            return bytes(out)
 
 
 def _const(graph: Graph, name: str, value: np.ndarray, dtype: int) -> Node:

@@ -70,6 +70,21 @@ def test_dimension_numbers_are_decoded():
         parse_dimension_numbers(b"\x1a\x05\x01")
 
 
+def test_dimension_numbers_read_the_wire_as_protobuf_does():
+    # Field 3 (input_spatial_dimensions) packed and unpacked, field 1 negative; a fixed32
+    # field 20 and a group 21 that the message does not know are skipped, as protobuf does.
+    data = (b"\x1a\x02\x01\x02" + b"\x18\x03" + b"\x08" + b"\xff" * 9 + b"\x01"
+            + b"\xa5\x01" + bytes(4) + b"\xab\x01\x08\x07\xac\x01")
+    numbers = parse_dimension_numbers(data)
+    assert numbers["input_spatial_dimensions"] == [1, 2, 3]
+    assert numbers["input_batch_dimension"] == -1
+    for bad in (b"\x08" + b"\xff" * 10 + b"\x01",  # an eleven-byte varint
+                b"\xab\x01\x08\x07",  # a group left open
+                b"\x1a\x02\x01\x80"):  # a packed varint running past its field
+        with pytest.raises(InvalidArgumentError, match="Error parsing convolution dimension"):
+            parse_dimension_numbers(bad)
+
+
 def _conv(lhs_shape=(1, 2, 4, 4), rhs_shape=(3, 2, 2, 2), **attrs):
     lhs = np.zeros(lhs_shape, np.int8)
     rhs = np.zeros(rhs_shape, np.int8)
