@@ -410,8 +410,12 @@ def staging_areas() -> None:
         after(lambda: tf.identity(fifo.size(), name="fifo_size_after"))
         after(lambda: tf.identity(ordered.size(), name="ordered_size"))
         after(lambda: tf.identity(ordered.incomplete_size(), name="ordered_incomplete"))
-        after(lambda: [tf.identity(t, name=f"ordered_first{i}") for i, t in enumerate(
-            [ordered.get()[0], *ordered.get()[1].values()])])
+        def first_of_ordered():  # one get: its key and values come from the same entry
+            key, values = ordered.get()
+            return [tf.identity(t, name=f"ordered_first{i}")
+                    for i, t in enumerate([key, *values.values()])]
+
+        after(first_of_ordered)
         after(lambda: tf.identity(ordered.peek(tf.constant(7, tf.int64))["v"],
                                   name="ordered_peek"))
         after(lambda: tf.identity(
