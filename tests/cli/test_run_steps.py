@@ -118,8 +118,8 @@ def test_init_without_steps_runs_once_before_the_step(capsys, tmp_path: Path) ->
 def test_init_ops_run_one_step_each_in_the_order_given(capsys, tmp_path: Path,
                                                        loop: list[str]) -> None:
     # Regression: the --init ops ran as one step, in whatever order the executor chose
-    # (a staging-area test got 3 where TF gave 5 under load), and an op that two of
-    # them need ran once where a step each runs it twice.
+    # (`--init init --init reset` could leave either value), and an op that two of them
+    # need ran once where a step each runs it twice.
     graph = graph_pb2.GraphDef.FromString(Path(counter_graph(tmp_path / "g.pb")).read_bytes())
     graph.node.extend([make_node_def("NoOp", "bump", ["^count/add"], {}),
                        make_node_def("NoOp", "bump_again", ["^count/add"], {})])
