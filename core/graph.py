@@ -16,6 +16,7 @@ edges, and cycles other than loops through NextIteration.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Iterator
 from typing import Any, NamedTuple
 
@@ -338,14 +339,18 @@ class Graph:
 
     # --- checks and orderings -------------------------------------------------------------
     def validate(self, nodes: Iterable[Node] | None = None) -> None:
-        """Check ops, attrs, edges and acyclicity, and the function library's names (as
-        TensorFlow checks them on import, called or not); raise naming the first bad one."""
+        """Check ops, attrs, device names, edges and acyclicity, and the function library's
+        names (as TensorFlow checks them on import, called or not); raise naming the first
+        bad one. A device name must be well formed; whether the device exists is the
+        placer's question (a one-device Session runs every node on its device)."""
         if self.library.function:
             self.function_library  # noqa: B018 - building it checks names and signatures
         selected = list(self._nodes.values()) if nodes is None else list(nodes)
         for node in selected:
             bound = node.bound
             where = f"node {node.name!r} (op {node.op})"
+            if node.device:
+                _check_device_name(node.device, where)
             if len(node.inputs) != len(bound.input_types):
                 raise InvalidArgumentError(
                     f"{where}: expects {len(bound.input_types)} data input(s), "
@@ -401,6 +406,21 @@ class Graph:
 
 
 _BACK_EDGE_OPS = frozenset({"NextIteration", "RefNextIteration"})
+
+
+def _check_device_name(device: str, where: str) -> None:
+    """Refuse a malformed device name, as TensorFlow's import does."""
+    try:
+        _parsed_device_name(device)
+    except InvalidArgumentError as exc:
+        raise InvalidArgumentError(f"{where}: {exc}") from None
+
+
+@functools.lru_cache(maxsize=1024)
+def _parsed_device_name(device: str) -> object:
+    from tfx.core.devices import DeviceName  # devices imports numpy; graph stays light
+
+    return DeviceName.parse(device)
 
 
 def _producers(node: Node) -> Iterator[Node]:

@@ -189,3 +189,25 @@ def test_optimize_of_a_graph_without_outputs_does_not_claim_every_node_is_read(t
     line = _one_error_line(err)
     assert "no likely outputs" in line and "--outputs" in line and "every node" not in line
     assert not (tmp_path / "o.pb").exists()
+
+
+@pytest.mark.parametrize("command", [["run", "--fetch", "y"], ["optimize", "--outputs", "y"],
+                                     ["place", "--devices", "cpu:0"]])
+def test_a_malformed_device_name_is_refused_as_tensorflow_refuses_it(tmp_path: Path, capsys,
+                                                                     command: list[str]):
+    # A one-device run ignored node devices, so `device: "garbage"` ran (fuzzing found it
+    # beside the two-device run, which refused it); TF's import refuses it. A device that
+    # is well formed but absent stays the placer's question: one device runs everything.
+    path = _write(tmp_path, [
+        _node("Const", "x", [], {"dtype": "float32", "value": 1.0}),
+        _node("Neg", "y", ["x"], {"T": "float32"}, "garbage"),
+    ])
+    code, _, err = tfx_cli(capsys, command[0], path, *command[1:])
+    assert code == 2
+    line = _one_error_line(err)
+    assert "'y' (op Neg)" in line and "malformed device name 'garbage'" in line
+    fine = _write(tmp_path, [
+        _node("Const", "x", [], {"dtype": "float32", "value": 1.0}),
+        _node("Neg", "y", ["x"], {"T": "float32"}, "/job:ps/task:3/device:GPU:1"),
+    ], name="absent.pb")
+    assert tfx_cli(capsys, "run", fine, "--fetch", "y")[0] == 0
