@@ -81,7 +81,7 @@ from tfx.core.graph import Graph, Node, Output, parse_tensor_name
 from tfx.core.partitioner import PartitionedGraph, Transfer, partition
 from tfx.core.placer import Placement, place
 from tfx.core.plan_builder import FeedSpec, OpSegment, PreparedStep, build_plan, feed_spec
-from tfx.core.rendezvous import RESOLVED_SUFFIX, LocalRendezvous, parse_key
+from tfx.core.rendezvous import RESOLVED_SUFFIX, LocalRendezvous, incarnation_attr, parse_key
 from tfx.core.session import (
     Session,
     _check_feed,
@@ -391,7 +391,7 @@ def _step_graph(graph: Graph, device: str, sends: list[_SendSpec], recvs: list[T
             attr=_attrs("_Send", T=dtypes.float32,
                         tensor_name=spec.tensor_name + RESOLVED_SUFFIX,
                         send_device=spec.send_device,
-                        send_device_incarnation=spec.incarnation,
+                        send_device_incarnation=incarnation_attr(spec.incarnation),
                         recv_device=spec.recv_device,
                         client_terminated=spec.client_terminated),
             device=device,

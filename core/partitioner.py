@@ -48,7 +48,7 @@ from tfx.core.devices import DeviceName, incarnation_of
 from tfx.core.eager import make_node_def
 from tfx.core.errors import InvalidArgumentError, NotFoundError
 from tfx.core.graph import Graph, Node, Output, parse_tensor_name
-from tfx.core.rendezvous import create_key
+from tfx.core.rendezvous import create_key, incarnation_attr
 from tfx.protos import graph_pb2
 
 
@@ -302,7 +302,8 @@ def _at_client(graph: Graph, feeds: Sequence[str], fetches: Sequence[str], clien
         """The device a client-terminated node goes on, its incarnation and its attrs."""
         device = str(DeviceName.parse(device))  # a placed node's: parsed already
         known = incarnations.setdefault(device, incarnation_of(device))
-        return device, known, {"send_device": device, "send_device_incarnation": known,
+        return device, known, {"send_device": device,
+                               "send_device_incarnation": incarnation_attr(known),
                                "recv_device": device, "client_terminated": True}
 
     recv_of: dict[str, Output] = {}
@@ -461,7 +462,7 @@ class _Builder:
         common = {
             "tensor_name": tensor_name,
             "send_device": src,
-            "send_device_incarnation": self.incarnations[src],
+            "send_device_incarnation": incarnation_attr(self.incarnations[src]),
             "recv_device": dst,
             "client_terminated": False,
         }

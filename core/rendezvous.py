@@ -58,6 +58,21 @@ def create_key(src_device: str, src_incarnation: int, dst_device: str, tensor_na
             f"{tensor_name};{frame_id}:{iter_id}")
 
 
+def incarnation_attr(incarnation: int) -> int:
+    """An incarnation as the int64 `send_device_incarnation` attr holds it.
+
+    Incarnations are unsigned 64-bit (TensorFlow draws them at random, so half
+    have the top bit set); the attr is a signed int64 and TensorFlow stores the
+    same 64 bits, so such an incarnation is written as a negative number.
+
+    Example:
+        >>> incarnation_attr(2**64 - 1)
+        -1
+    """
+    incarnation &= 0xFFFFFFFFFFFFFFFF
+    return incarnation - (1 << 64) if incarnation >> 63 else incarnation
+
+
 @dataclass(frozen=True)
 class ParsedKey:
     src_device: str

@@ -248,3 +248,21 @@ def test_feeds_and_fetches_inside_a_loop_are_refused() -> None:
     with pytest.raises(InvalidArgumentError, match=rf"cannot feed '{body.name}:0': node .* "
                                                    "reads it inside loop frame"):
         partition(graph, feeds=[f"{body.name}:0"], client=CPU0)
+
+
+def test_incarnations_with_the_top_bit_set_are_written_as_tensorflow_writes_them() -> None:
+    # A TensorFlow task draws its devices' incarnations from all 64 bits; the int64 attr
+    # holds the same bits (negative), and the key spells them unsigned. Such an incarnation
+    # made the partition graph unserializable ("Value out of range") for a tfx master
+    # driving a TensorFlow worker.
+    big = 2**64 - 5
+    parts = partition(_placed(), {CPU0: big, CPU1: 9}, feeds=["x"], fetches=["c:0"],
+                      client=CPU0)
+    for device_graph in parts.graphs.values():
+        graph_def = graph_pb2.GraphDef.FromString(
+            device_graph.to_graph_def().SerializeToString())
+        for node in graph_def.node:
+            if node.op in ("_Send", "_Recv") and node.attr["send_device"].s == CPU0.encode():
+                assert node.attr["send_device_incarnation"].i == -5
+    assert parts.transfers[0].key.split(";")[1] == "fffffffffffffffb"
+    assert parts.feeds[0].key.split(";")[1] == "fffffffffffffffb"
