@@ -51,6 +51,7 @@ from tfx.core.errors import (
     TfxError,
 )
 from tfx.core.inter_op import shared_pool
+from tfx.core.rendezvous import child_frame_id
 from tfx.kernels.base import DEAD, OpContext
 
 # Node kinds with executor-level routing.
@@ -186,11 +187,14 @@ class Plan:
 class _Frame:
     """One instance of a loop frame, inside one iteration of its parent."""
 
-    __slots__ = ("name", "parent", "iterations", "constants", "exited")
+    __slots__ = ("name", "parent", "id", "iterations", "constants", "exited")
 
     def __init__(self, name: str, parent: _Iteration) -> None:
         self.name = name
         self.parent = parent
+        # TensorFlow's number for this frame instance, in the keys of Sends and Recvs in it
+        above = parent.frame
+        self.id = child_frame_id(above.id if above else 0, parent.number, name)
         self.iterations: dict[int, _Iteration] = {}
         self.constants: list[tuple[int, Any]] = []  # (Enter node, value) for every iteration
         self.exited: set[int] = set()
@@ -488,10 +492,13 @@ def _start(step: _Step, i: int, it: _Iteration) -> None:
         return
     args = _take_inputs(step, i, it)
     if it.dead[i]:
-        # A compiled loop runs on its live inputs, as the loop it replaced would (its
-        # dead slots were never filled); a dead control input still kills it.
+        # A transfer (_Send, _Recv) runs dead or not, as in TensorFlow: a Send hands on
+        # the deadness, so its Recv, perhaps in another task, is not left waiting. A
+        # compiled loop runs on its live inputs, as the loop it replaced would (its dead
+        # slots were never filled); a dead control input still kills it.
         dead_slots = sum(arg is None for arg in args)
-        if not (getattr(node.kernel, "takes_dead_inputs", False)
+        if not (getattr(node.kernel, "runs_when_dead", False)
+                or getattr(node.kernel, "takes_dead_inputs", False)
                 and dead_slots == it.dead[i] < len(args)):
             step.propagate(i, it, (DEAD,) * len(plan._out[i]), True)
             return
@@ -510,7 +517,8 @@ def _start(step: _Step, i: int, it: _Iteration) -> None:
             return
     if node.needs_context:
         frame = it.frame
-        context = OpContext(step.state, frame.name if frame else "", it.number, id(frame))
+        context = OpContext(step.state, frame.name if frame else "", it.number,
+                            frame.id if frame else 0)
         args = [context, *args]
     if node.blocking:
         pool = _blocking_executor()

@@ -58,6 +58,7 @@ from tfx.core.executor import (
     PlanNode,
     node_error,
 )
+from tfx.core.rendezvous import child_frame_id
 from tfx.kernels.base import DEAD, OpContext
 
 _SWITCH_OPS = frozenset({"Switch", "RefSwitch"})
@@ -119,7 +120,7 @@ class LoopKernel:
         step = context.step
         cancelled = step.cancelled
         deadline = step.deadline
-        frame_id = id(regs)  # unique to this run of the loop
+        frame_id = child_frame_id(context.frame_id, context.iteration, self.frame)
         schedule = self.pre + [_TEST] + self.post
         cond, back_edges = self.cond, self.back_edges
         iteration = 0

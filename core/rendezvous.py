@@ -25,9 +25,10 @@ a resolver arrives for a key that holds nothing, that key's value is dead.
 
 from __future__ import annotations
 
+import functools
+import struct
 import threading
 import time
-import zlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -96,9 +97,44 @@ def parse_key(key: str) -> ParsedKey:
         raise InvalidArgumentError(f"invalid rendezvous key {key!r}") from None
 
 
-def frame_id(frame: str) -> int:
-    """The frame id of a loop frame in keys (0 for the root frame)."""
-    return zlib.crc32(frame.encode()) if frame else 0
+_MASK64 = (1 << 64) - 1
+_MURMUR_MULTIPLIER = 0xC6A4A7935BD1E995
+
+
+def hash64(data: bytes, seed: int = 0xDECAFCAFFE) -> int:
+    """TensorFlow's `Hash64`: MurmurHash64A over `data`, with TensorFlow's default seed."""
+    m = _MURMUR_MULTIPLIER
+    h = (seed ^ (len(data) * m)) & _MASK64
+    whole = len(data) - len(data) % 8
+    for (k,) in struct.iter_unpack("<Q", data[:whole]):
+        k = k * m & _MASK64
+        k = (k ^ (k >> 47)) * m & _MASK64
+        h = (h ^ k) * m & _MASK64
+    if whole < len(data):
+        h = (h ^ int.from_bytes(data[whole:], "little")) * m & _MASK64
+    h = (h ^ (h >> 47)) * m & _MASK64
+    return h ^ (h >> 47)
+
+
+def hash64_combine(a: int, b: int) -> int:
+    """TensorFlow's `Hash64Combine` of two 64-bit hashes."""
+    return a ^ ((b + 0x9E3779B97F4A7800 + (a << 10) + (a >> 4)) & _MASK64)
+
+
+@functools.lru_cache(maxsize=4096)
+def _frame_name_hash(name: str) -> int:
+    return hash64(name.encode())
+
+
+def child_frame_id(parent_id: int, parent_iteration: int, name: str) -> int:
+    """The id of loop frame `name` entered in iteration `parent_iteration` of the frame
+    `parent_id` (0 for the root frame), as TensorFlow's executor numbers frames.
+
+    It is the `frame_id` of the keys of every Send and Recv in that frame, so a frame
+    split across tasks meets TensorFlow's half of it: a while loop named "while" at the
+    top level is frame 6315961604705615773.
+    """
+    return hash64_combine(parent_id, hash64_combine(parent_iteration, _frame_name_hash(name)))
 
 
 _NOTHING = object()

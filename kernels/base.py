@@ -90,6 +90,8 @@ class OpContext:
         step: the executor's step state (resource manager, rendezvous, cancellation).
         frame: the control-flow frame the node runs in ("" for the root frame).
         iteration: the loop iteration within that frame.
+        frame_id: that frame instance's id as TensorFlow numbers it (0 for the root frame;
+            `tfx.core.rendezvous.child_frame_id`), the frame part of rendezvous keys.
     """
 
     __slots__ = ("step", "frame", "iteration", "frame_id")

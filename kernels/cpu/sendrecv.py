@@ -1,9 +1,12 @@
 """CPU kernels: `_Send` and `_Recv` (and their host-memory twins) through the rendezvous.
 
 A Send's key is fixed by its attrs except the `frame_id:iter_id` suffix, taken
-from the loop frame and iteration the node runs in. Send never blocks and
-passes a dead value through; Recv blocks on a pool thread until its key
-arrives, polling the step's cancellation, and may produce a dead value.
+from the loop frame and iteration the node runs in (the frame numbered as
+TensorFlow numbers it, so a loop split across a TensorFlow task and a tfx task
+meets in the keys). Both run on dead inputs, as TensorFlow's transfers do: Send
+never blocks and passes a dead value through; Recv blocks on a pool thread
+until its key arrives, polling the step's cancellation, and may produce a dead
+value.
 Between host-memory devices a tensor is handed over, not copied.
 """
 
@@ -12,12 +15,13 @@ from __future__ import annotations
 from typing import Any
 
 from tfx.core.errors import FailedPreconditionError
-from tfx.core.rendezvous import create_key, frame_id
+from tfx.core.rendezvous import create_key
 from tfx.kernels.base import OpContext, OpKernel, register_kernel
 
 
 class _Transfer(OpKernel):
     needs_context = True
+    runs_when_dead = True  # the executor runs it on dead inputs (a Send sends DEAD)
 
     def setup(self, tensor_name, send_device, send_device_incarnation, recv_device, **_):
         self._root_key = create_key(send_device, send_device_incarnation, recv_device,
@@ -28,7 +32,7 @@ class _Transfer(OpKernel):
         """The rendezvous key for the frame and iteration `ctx` runs in."""
         if not ctx.frame:
             return self._root_key
-        return f"{self._prefix}{frame_id(ctx.frame)}:{ctx.iteration}"
+        return f"{self._prefix}{ctx.frame_id}:{ctx.iteration}"
 
     def _rendezvous(self, ctx: OpContext) -> Any:
         rendezvous = ctx.rendezvous

@@ -15,7 +15,14 @@ from tfx.core.errors import (
     NotFoundError,
 )
 from tfx.core.executor import StepState
-from tfx.core.rendezvous import RESOLVED_SUFFIX, LocalRendezvous, create_key, parse_key
+from tfx.core.rendezvous import (
+    RESOLVED_SUFFIX,
+    LocalRendezvous,
+    child_frame_id,
+    create_key,
+    hash64,
+    parse_key,
+)
 from tfx.kernels.base import DEAD
 
 SRC = "/job:localhost/replica:0/task:0/device:CPU:0"
@@ -33,6 +40,20 @@ def test_key_format() -> None:
         parse_key("a;b")
     with pytest.raises(InvalidArgumentError, match="invalid rendezvous key"):
         parse_key(f"{SRC};zz;{DST};t;0:0")
+
+
+def test_frame_ids_are_tensorflows() -> None:
+    # The frame ids in the keys TensorFlow 2.21's workers sent and asked a tfx worker for,
+    # for a while loop "outer" whose body runs a loop "outer/body/_1/inner_0": each loop
+    # split across the two tasks, so both halves must number frames alike.
+    outer = child_frame_id(0, 0, "outer")
+    assert outer == 15760626509582709433
+    assert [child_frame_id(outer, i, "outer/body/_1/inner_0") for i in range(3)] == [
+        3222728511910736644, 3222728511910737671, 3222728511910738690]
+    assert child_frame_id(0, 0, "while") == 6315961604705615773
+    # Hash64's tail bytes (a name of 8k+1..8k+7 bytes) and whole 8-byte words both count.
+    assert len({hash64(b"frame_%02d" % i) for i in range(100)}) == 100
+    assert hash64(b"abcdefgh") != hash64(b"abcdefgi")
 
 
 def test_send_never_blocks_and_recv_waits() -> None:
