@@ -36,16 +36,10 @@ Errors and cancellations reach every partition: the first failure aborts the
 rendezvous and cancels the step, and the error raised is that first failure,
 not the cancellations it caused.
 
-Two things the executor does not do yet are made up for here, in the graphs
-each step runs (the partition graphs written by `tfx partition` stay as
-TensorFlow writes them):
+One thing the executor does not do is made up for here, in the graphs each
+step runs (the partition graphs written by `tfx partition` stay as TensorFlow
+writes them):
 
-* the executor does not run a node whose input is dead, so a Send on an
-  untaken branch never runs. Each Send whose value may be dead (a fetch's
-  too) gets a *resolver*: Merge(token) after the Send (a Merge fires even if
-  its control input is dead), sending `<tensor_name>/_resolved`; the
-  rendezvous reads a resolver without a value as "dead"
-  (`tfx.core.rendezvous`), and a dead fetch fails the step as in a Session;
 * a Recv blocks a thread of the executor's blocking pool while it waits, and
   that pool is bounded, so many waiting Recvs could starve the ones that
   would make progress. A partition's Recvs are therefore chained in the
@@ -61,7 +55,7 @@ import re
 import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
 
@@ -77,11 +71,11 @@ from tfx.core.errors import (
     NotFoundError,
 )
 from tfx.core.executor import StepState, run_plan
-from tfx.core.graph import Graph, Node, Output, parse_tensor_name
+from tfx.core.graph import Graph, Node, Output
 from tfx.core.partitioner import PartitionedGraph, Transfer, partition
 from tfx.core.placer import Placement, place
 from tfx.core.plan_builder import FeedSpec, OpSegment, PreparedStep, build_plan, feed_spec
-from tfx.core.rendezvous import RESOLVED_SUFFIX, LocalRendezvous, incarnation_attr, parse_key
+from tfx.core.rendezvous import LocalRendezvous, parse_key
 from tfx.core.session import (
     Session,
     _check_feed,
@@ -190,7 +184,7 @@ def cut_step(graph: Graph, feeds: Sequence[str], fetches: Sequence[str],
              incarnations: Mapping[str, int] | None = None) -> CutStep:
     """Cut a placed graph for one step signature: one step graph per device that runs.
 
-    Each step graph is its device's partition plus the step's resolvers and Recv chain
+    Each step graph is its device's partition with the step's Recvs chained
     (module doc); its targets are the Sends it runs and the step's targets there. This is
     what a master registers with the workers (`tfx.core.distributed.master`).
     """
@@ -224,25 +218,18 @@ def cut_step(graph: Graph, feeds: Sequence[str], fetches: Sequence[str],
         if transfer is not None:
             stack.append((transfer.send_device, transfer.send_node))
 
-    may_be_dead = _may_be_dead(source)
     positions = {node.name: i for i, node in enumerate(completion_order(source))}
     pieces = []
     for device, partition_graph in parts.graphs.items():
         if not needed[device]:
             continue
-        sends = [_SendSpec(t.send_node, t.source_node, t.tensor_name, t.send_device,
-                           t.incarnation, t.recv_device)
-                 for t in parts.transfers
-                 if t.send_device == device and t.send_node in needed[device]]
-        sends += [_SendSpec(f.node, parse_tensor_name(f.tensor)[0], f.tensor, f.device,
-                            f.incarnation, f.device, client_terminated=True)
-                  for f in parts.fetches if f.device == device]
+        step_targets = [t.send_node for t in parts.transfers
+                        if t.send_device == device and t.send_node in needed[device]]
+        step_targets += [f.node for f in parts.fetches if f.device == device]
         recvs = [t for t in parts.transfers
                  if t.recv_device == device and t.recv_node in needed[device]]
-        step_targets = [send.node for send in sends]
         step_targets += [name for name in targets if parts.device_of[name] == device]
-        step_graph = _step_graph(partition_graph, device, sends, recvs, may_be_dead,
-                                 positions, step_targets)
+        step_graph = _step_graph(partition_graph, device, recvs, positions)
         pieces.append(StepPartition(device, step_graph, tuple(step_targets)))
     key_of = {f.tensor: k for k, f in enumerate(parts.fetches)}
     fetch_sources = tuple(("feed", fed[name]) if name in fed else ("recv", key_of[name])
@@ -342,37 +329,10 @@ def _enters_read_by(exit_node: Node, frame: str) -> list[Node]:
     return found
 
 
-def _may_be_dead(graph: Graph) -> set[str]:
-    """Nodes whose outputs may be dead: everything downstream of a Switch."""
-    seen: set[str] = set()
-    stack = [n for n in graph if n.op in ("Switch", "RefSwitch")]
-    while stack:
-        node = stack.pop()
-        if node.name in seen:
-            continue
-        seen.add(node.name)
-        stack += list(node.users)
-    return seen
-
-
-class _SendSpec(NamedTuple):
-    """A Send a partition runs in the step: to another partition or to the client."""
-
-    node: str
-    source_node: str  # the node of the source graph whose tensor it sends
-    tensor_name: str
-    send_device: str
-    incarnation: int
-    recv_device: str
-    client_terminated: bool = False
-
-
-def _step_graph(graph: Graph, device: str, sends: list[_SendSpec], recvs: list[Transfer],
-                may_be_dead: set[str], positions: dict[str, int],
-                targets: list[str]) -> Graph:
-    """The partition graph plus this step's resolvers and Recv chain (see module doc)."""
-    dead_sends = [t for t in sends if t.source_node in may_be_dead]
-    if not dead_sends and len(recvs) < 2:
+def _step_graph(graph: Graph, device: str, recvs: list[Transfer],
+                positions: dict[str, int]) -> Graph:
+    """The partition graph with this step's Recvs chained (see module doc)."""
+    if len(recvs) < 2:
         return graph
     graph = Graph.from_graph_def(graph.to_graph_def())
     # The token's name tells devices apart: a master merges a task's device graphs into one.
@@ -381,22 +341,6 @@ def _step_graph(graph: Graph, device: str, sends: list[_SendSpec], recvs: list[T
                            attr=_attrs("Const", dtype=dtypes.float32,
                                        value=np.zeros((), np.float32)),
                            device=device)
-    for spec in dead_sends:
-        send = graph.node(spec.node)
-        gate = graph.add_node(graph.unique_name(f"{send.name}/_resolved_after"), "Merge",
-                              [token.output(0)], [send],
-                              _attrs("Merge", T=dtypes.float32, N=1), device)
-        resolver = graph.add_node(
-            graph.unique_name(f"{send.name}/_resolved"), "_Send", [gate.output(0)],
-            attr=_attrs("_Send", T=dtypes.float32,
-                        tensor_name=spec.tensor_name + RESOLVED_SUFFIX,
-                        send_device=spec.send_device,
-                        send_device_incarnation=incarnation_attr(spec.incarnation),
-                        recv_device=spec.recv_device,
-                        client_terminated=spec.client_terminated),
-            device=device,
-        )
-        targets.append(resolver.name)
     ordered = sorted(recvs, key=lambda t: (positions[t.source_node], t.source))
     for before, after in zip(ordered, ordered[1:]):
         gate = graph.add_node(graph.unique_name(f"{after.recv_node}/_after"), "Merge",

@@ -9,18 +9,14 @@ One rendezvous serves one step. `send` never blocks; `recv` blocks until its
 key arrives, polling the step's cancellation and deadline, `recv_async`
 calls back instead, and `take` returns what has arrived without waiting (the
 client's fetches, once the step's partitions have finished). A dead value
-(an untaken branch of a conditional) passes through like any other. Each key
-is sent once and received once.
+(an untaken branch of a conditional, a loop's last test) passes through like
+any other: the executor runs a `_Send` whose input is dead, as TensorFlow runs
+its transfer nodes, so the `_Recv` gets DEAD rather than waiting. Each key is
+sent once and received once.
 
 `abort(error)` fails every waiting and later receive with `error`: the
 multi-device runner calls it when any partition of the step fails, so the
 error reaches every partition.
-
-Deadness without the executor's help: the executor does not run a node whose
-input is dead, so a `_Send` on an untaken branch never runs. The runner then
-adds a *resolver*: a second send on the key whose tensor name ends in
-`/_resolved`, made after the Send's node has either run or been skipped. When
-a resolver arrives for a key that holds nothing, that key's value is dead.
 """
 
 from __future__ import annotations
@@ -40,9 +36,7 @@ from tfx.core.errors import (
     NotFoundError,
     TfxError,
 )
-from tfx.kernels.base import DEAD
 
-RESOLVED_SUFFIX = "/_resolved"
 _POLL_SECONDS = 0.05
 
 
@@ -159,17 +153,10 @@ class LocalRendezvous:
 
     def send(self, key: str, value: Any) -> None:
         """Leave `value` (which may be DEAD) under `key`; never blocks."""
-        base = _resolved_base(key)
         with self._lock:
             if self._error is not None:
                 raise _copy(self._error)
-            if base is not None:
-                # A resolver: the tensor's Send ran or was skipped; if it left nothing,
-                # the tensor is dead.
-                if base in self._values or base in self._received:
-                    return
-                key, value = base, DEAD
-            elif key in self._received or key in self._values:
+            if key in self._received or key in self._values:
                 raise InternalError(f"duplicated send of rendezvous key {key!r}")
             callbacks = self._waiters.pop(key, None)
             if callbacks:
@@ -262,14 +249,6 @@ class LocalRendezvous:
         """Keys sent but not received (for diagnostics)."""
         with self._lock:
             return sorted(self._values)
-
-
-def _resolved_base(key: str) -> str | None:
-    parts = key.split(";")
-    if len(parts) == 5 and parts[3].endswith(RESOLVED_SUFFIX):
-        parts[3] = parts[3][: -len(RESOLVED_SUFFIX)]
-        return ";".join(parts)
-    return None
 
 
 def _copy(error: BaseException) -> BaseException:

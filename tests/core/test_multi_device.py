@@ -223,6 +223,29 @@ def test_a_worker_runs_partitions_from_rendezvous_keys() -> None:
                        [step.fetch_keys[0].replace(";c:0;", ";c:1;")])
 
 
+def test_a_dead_send_hands_its_deadness_to_the_recv() -> None:
+    # The untaken branch's Send runs on its dead input, as TensorFlow's transfer nodes do,
+    # and the Recv on the other device gets DEAD (tfx used to add a second "resolver" Send
+    # per key for this; a TensorFlow task, which has none, was left waiting).
+    graph_def = _pinned(
+        _node("Placeholder", "x", [], {"dtype": "float32", "shape": (2,)}, "/cpu:0"),
+        _node("Placeholder", "pred", [], {"dtype": "bool", "shape": ()}, "/cpu:0"),
+        _node("Switch", "switch", ["x", "pred"], {"T": "float32"}, "/cpu:0"),
+        _node("Neg", "no", ["switch:0"], {"T": "float32"}, "/cpu:1"),
+        _node("Abs", "yes", ["switch:1"], {"T": "float32"}, "/cpu:1"),
+        _node("Merge", "merge", ["no", "yes"], {"T": "float32", "N": 2}, "/cpu:1"),
+    )
+    with MultiDeviceSession(graph_def, devices="cpu:0,cpu:1") as sess:
+        for pred, want in ((True, [1.0, 2.0]), (False, [-1.0, 2.0])):
+            out = sess.run(["merge:0", "merge:1"], {"x:0": [1.0, -2.0], "pred:0": pred})
+            np.testing.assert_array_equal(out[0], want)
+            assert out[1] == int(pred)
+        graph = sess.graph
+    step = prepare_step(graph, ["x:0", "pred:0"], ["merge:0"], [], client=CPU0)
+    assert not [n for job in step.jobs for n in job.prepared.plan.nodes
+                if n.name.endswith("/_resolved")]
+
+
 def test_a_dead_fetch_fails_as_in_a_session() -> None:
     graph_def = _pinned(
         _node("Placeholder", "x", [], {"dtype": "float32", "shape": (2,)}, "/cpu:0"),

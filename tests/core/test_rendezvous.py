@@ -16,7 +16,6 @@ from tfx.core.errors import (
 )
 from tfx.core.executor import StepState
 from tfx.core.rendezvous import (
-    RESOLVED_SUFFIX,
     LocalRendezvous,
     child_frame_id,
     create_key,
@@ -116,17 +115,11 @@ def test_abort_reaches_waiting_and_later_receivers_and_senders() -> None:
         rendezvous.recv("k3")
 
 
-def test_a_resolver_without_a_value_means_dead() -> None:
+def test_a_dead_value_passes_like_any_other() -> None:
     rendezvous = LocalRendezvous()
-    key = create_key(SRC, 1, DST, "edge_1_x")
-    resolver = create_key(SRC, 1, DST, "edge_1_x" + RESOLVED_SUFFIX)
-    rendezvous.send(resolver, 0.0)
+    key = create_key(SRC, 1, DST, "edge_1_x", child_frame_id(0, 0, "while"), 3)
+    rendezvous.send(key, DEAD)
     assert rendezvous.recv(key) is DEAD
-    # When the value did arrive, the resolver changes nothing.
-    live = create_key(SRC, 1, DST, "edge_2_y")
-    rendezvous.send(live, 5)
-    rendezvous.send(create_key(SRC, 1, DST, "edge_2_y" + RESOLVED_SUFFIX), 0.0)
-    assert rendezvous.recv(live) == 5
 
 
 def test_take_returns_what_arrived_without_waiting() -> None:
