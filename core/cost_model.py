@@ -51,7 +51,8 @@ from tfx.core.shapes import Shape, ShapeContext
 FREE_OPS = frozenset({
     "Const", "Placeholder", "PlaceholderV2", "PlaceholderWithDefault", "Identity", "IdentityN",
     "Snapshot", "StopGradient", "PreventGradient", "NoOp", "Reshape", "Squeeze", "ExpandDims",
-    "Shape", "ShapeN", "Size", "Rank", "Bitcast", "Switch", "RefSwitch", "Merge", "RefMerge",
+    "Shape", "ShapeN", "Size", "Rank", "Bitcast", "Switch", "RefSwitch", "_SwitchN", "Merge",
+    "RefMerge",
     "Enter", "RefEnter", "Exit", "RefExit", "NextIteration", "RefNextIteration", "LoopCond",
     "ControlTrigger", "VariableV2", "Variable", "VarHandleOp", "ReadVariableOp",
     "_Send", "_Recv", "_HostSend", "_HostRecv",

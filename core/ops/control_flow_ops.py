@@ -1,7 +1,8 @@
 """Op schemas: control flow inside the dataflow graph (TensorFlow's v1 primitives).
 
 Switch routes its input to one of two outputs by a boolean; the other output
-carries a dead value. Merge forwards whichever input is live. Enter, Exit and
+carries a dead value (`_SwitchN`, TensorFlow's lowering of Case, to one of N
+by an index). Merge forwards whichever input is live. Enter, Exit and
 NextIteration move values into, out of and around a loop frame; LoopCond marks
 a loop's predicate. Their routing is the executor's job (`tfx.core.executor`);
 the kernels only pass values through.
@@ -32,6 +33,16 @@ for _name, _ref in (("Switch", False), ("RefSwitch", True)):
         .output(f"output_false: {_t}").output(f"output_true: {_t}")
         .attr("T: type").shape(_switch_shape)
         .doc("Forwards data to output_true if pred, else to output_false."))
+
+def _switch_n_shape(ctx: shapes.ShapeContext) -> list:
+    return [ctx.input_shapes[0]] * int(ctx.attrs["num_outs"])
+
+
+(register_op("_SwitchN")
+    .input("data: T").input("output_index: int32").output("outputs: num_outs * T")
+    .attr("num_outs: int >= 1").attr("T: type").shape(_switch_n_shape)
+    .doc("Forwards data to outputs[output_index] (the last output if the index is out of "
+         "range); the others are dead. What TensorFlow lowers a Case to."))
 
 for _name, _ref in (("Merge", False), ("RefMerge", True)):
     _t = "Ref(T)" if _ref else "T"

@@ -33,8 +33,8 @@ from tfx.core.graph import Graph, Node, Output
 from tfx.protos import graph_pb2
 
 CONTROL_FLOW_OPS = frozenset({
-    "Switch", "RefSwitch", "Merge", "RefMerge", "Enter", "RefEnter", "Exit", "RefExit",
-    "NextIteration", "RefNextIteration", "LoopCond", "ControlTrigger", "Abort",
+    "Switch", "RefSwitch", "_SwitchN", "Merge", "RefMerge", "Enter", "RefEnter", "Exit",
+    "RefExit", "NextIteration", "RefNextIteration", "LoopCond", "ControlTrigger", "Abort",
 })
 INPUT_OPS = frozenset({"Placeholder", "PlaceholderV2", "PlaceholderWithDefault"})
 # Ops whose schema may not say "stateful" but whose effect or result is not a

@@ -1,6 +1,6 @@
 """CPU kernels: control flow.
 
-Switch is the only kernel that produces a dead value itself. Merge, Enter,
+Switch and _SwitchN are the only kernels that produce a dead value themselves. Merge, Enter,
 Exit and NextIteration are routed by the executor (which picks the live
 input, the frame and the iteration); their kernels just forward a value, which
 is also what they mean outside a graph.
@@ -20,6 +20,24 @@ class Switch(OpKernel):
         if np.ndim(pred) != 0:
             raise InvalidArgumentError(f"pred must be a scalar, got shape {list(np.shape(pred))}")
         return (DEAD, data) if pred else (data, DEAD)
+
+
+@register_kernel("_SwitchN", "CPU")
+class SwitchN(OpKernel):
+    """Forwards data to outputs[output_index]; an index out of range picks the last one
+    (a Case's default branch), as TensorFlow's kernel does."""
+
+    def compute(self, data, output_index):
+        if np.ndim(output_index) != 0:
+            raise InvalidArgumentError(
+                f"output_index must be a scalar, got shape {list(np.shape(output_index))}")
+        count = len(self.output_types)
+        index = int(output_index)
+        if not 0 <= index < count:
+            index = count - 1
+        outputs = [DEAD] * count
+        outputs[index] = data
+        return tuple(outputs)
 
 
 @register_kernel(["Merge", "RefMerge"], "CPU")

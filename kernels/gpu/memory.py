@@ -45,6 +45,7 @@ HOST_MEMORY_INPUTS: dict[str, frozenset[int]] = {
         "Prod": _REDUCTION, "All": _REDUCTION, "Any": _REDUCTION,
         "ArgMax": {1}, "ArgMin": {1}, "Cumsum": {1}, "Cumprod": {1},
         "Split": {0}, "SplitV": {1, 2}, "ReverseV2": {1}, "Range": {0, 1, 2}, "Switch": {1},
+        "_SwitchN": {1},
         "LoopCond": {0}, "TopKV2": {1}, "InTopKV2": {2}, "Bincount": {1}, "DenseBincount": {1},
         "ScatterNd": {2}, "UnsortedSegmentSum": {2}, "BroadcastGradientArgs": {0, 1},
     }.items()

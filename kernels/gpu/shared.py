@@ -79,7 +79,8 @@ SHARED_OPS = (
     "Tile", "Pad", "Slice", "StridedSlice", "Split", "ReverseV2", "ZerosLike", "OnesLike",
     "Gather", "GatherV2", "Range", "OneHot", "Einsum", "BroadcastGradientArgs",
     # control
-    "NoOp", "ControlTrigger", "Switch", "Merge", "Enter", "Exit", "NextIteration", "LoopCond",
+    "NoOp", "ControlTrigger", "Switch", "_SwitchN", "Merge", "Enter", "Exit", "NextIteration",
+    "LoopCond",
     # variables and their updates (the value lives on the variable's device)
     "VariableV2", "Assign", "AssignAdd", "AssignSub", "IsVariableInitialized",
     "VarHandleOp", "ReadVariableOp", "AssignVariableOp", "AssignAddVariableOp",

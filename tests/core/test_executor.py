@@ -268,3 +268,27 @@ def test_a_timeout_inside_a_function_names_the_inner_node_too() -> None:
                                match=r"node 'StatefulPartitionedCall'.*after running node "
                                      r"'sleepy'"):
                 sess.run(out, {x: 1.0}, options=tf.RunOptions(timeout_in_ms=100))
+
+
+def test_switch_n_routes_a_lowered_case() -> None:
+    # TensorFlow's master lowers a Case to _SwitchN + Merge before a worker sees it (a
+    # tfx worker refused the op); an index out of range takes the last (default) branch.
+    graph_def = graph_pb2.GraphDef()
+    graph_def.node.extend([
+        make_node_def("Placeholder", "x", [], {"dtype": "float32", "shape": (2,)}),
+        make_node_def("Placeholder", "i", [], {"dtype": "int32"}),
+        make_node_def("_SwitchN", "s", ["x", "i"], {"T": "float32", "num_outs": 3}),
+        make_node_def("Neg", "a", ["s:0"], {"T": "float32"}),
+        make_node_def("Abs", "b", ["s:1"], {"T": "float32"}),
+        make_node_def("Square", "c", ["s:2"], {"T": "float32"}),
+        make_node_def("Merge", "m", ["a", "b", "c"], {"T": "float32", "N": 3}),
+    ])
+    want = {0: ([-1.0, 2.0], 0), 1: ([1.0, 2.0], 1), 2: ([1.0, 4.0], 2), 7: ([1.0, 4.0], 2),
+            -1: ([1.0, 4.0], 2)}
+    with tfx.Session(graph_def) as sess:
+        for index, (value, branch) in want.items():
+            out = sess.run(["m:0", "m:1"], {"x:0": [1.0, -2.0], "i:0": index})
+            np.testing.assert_array_equal(out[0], value)
+            assert out[1] == branch
+        with pytest.raises(InvalidArgumentError, match="output_index must be a scalar"):
+            sess.run("m:0", {"x:0": [1.0, -2.0], "i:0": [0]})

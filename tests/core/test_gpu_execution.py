@@ -164,6 +164,8 @@ def _ops_graph() -> tuple[tf.Graph, list, dict]:
             tf.range(tf.reduce_sum(x), 8.0, 1.5), tf.range(0, tf.size(x), 2),
             tf.one_hot(n[0], 4), tf.one_hot(tf.cast(n, tf.int32), 3, 5, -1, axis=0),
             *apply_op("BroadcastGradientArgs", s0=tf.shape(x), s1=tf.constant([1, 3])),
+            apply_op("Merge", inputs=list(apply_op("_SwitchN", data=x, output_index=tf.size(x) - 5,
+                                                   num_outs=3)))[0],  # a lowered Case
         ]
         v = tf.Variable([1.0, 2.0, 3.0], use_resource=True)
         with tf.control_dependencies([v.initializer]):
