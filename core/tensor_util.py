@@ -1,6 +1,7 @@
 """TensorProto <-> numpy conversion, in both of TensorFlow's encodings.
 
-`to_ndarray` reads `tensor_content` (raw little-endian bytes) or the typed
+`to_ndarray` reads `tensor_content` (raw little-endian bytes; for strings and
+variants, the varint size of each element, then the elements) or the typed
 `*_val` fields, where fewer values than the shape needs means "repeat the
 last one" (TensorFlow's compact form for large splats). `from_ndarray` writes
 `tensor_content` for numeric tensors, the typed field for strings, and the
@@ -288,6 +289,8 @@ def to_ndarray(proto: tensor_pb2.TensorProto, what: str = "tensor") -> np.ndarra
     if name == "string":
         flat = np.empty(len(values), dtype=object)
         flat[:] = list(values)
+        if proto.tensor_content:  # TensorFlow's workers send strings this way (RecvTensor)
+            flat = _length_prefixed(proto.tensor_content, count, what, "string")
     elif name == "variant":
         flat = _variants(proto, count, what)
     elif name == "resource":
@@ -327,17 +330,25 @@ def _variants(proto: tensor_pb2.TensorProto, count: int, what: str) -> np.ndarra
     from tfx.core.checkpoint import variants
 
     if proto.tensor_content:
-        protos = _variant_list(proto.tensor_content, count, what)
+        chunks = _length_prefixed(proto.tensor_content, count, what, "variant")
+        protos = np.empty(count, dtype=object)
+        for i, chunk in enumerate(chunks):
+            try:
+                protos[i] = tensor_pb2.VariantTensorDataProto.FromString(chunk)
+            except DecodeError:
+                raise InvalidArgumentError(
+                    f"{what}: variant element {i} is not a VariantTensorDataProto") from None
     else:
         protos = np.empty(len(proto.variant_val), dtype=object)
         protos[:] = list(proto.variant_val)
     return variants.decode_array(protos)
 
 
-def _variant_list(content: bytes, count: int, what: str) -> np.ndarray:
-    """The VariantTensorDataProtos of a variant tensor's tensor_content, as TensorFlow's
-    AsProtoTensorContent lays them out (tf.io.serialize_tensor): the varint size of each
-    element, then the serialized elements one after another."""
+def _length_prefixed(content: bytes, count: int, what: str, kind: str) -> np.ndarray:
+    """The `count` byte strings of a string or variant tensor's tensor_content, as
+    TensorFlow's AsProtoTensorContent lays them out (a worker's RecvTensor answer,
+    tf.io.serialize_tensor of a variant): the varint size of each element, then the
+    elements one after another."""
     from tfx.core.checkpoint.table import decode_varint  # it imports this module
 
     sizes, pos = [], 0
@@ -346,17 +357,13 @@ def _variant_list(content: bytes, count: int, what: str) -> np.ndarray:
             size, pos = decode_varint(content, pos, len(content))
             sizes.append(size)
     except ValueError:
-        raise InvalidArgumentError(f"{what}: truncated variant sizes in tensor_content") from None
+        raise InvalidArgumentError(f"{what}: truncated {kind} sizes in tensor_content") from None
     if pos + sum(sizes) != len(content):
         raise InvalidArgumentError(
-            f"{what}: the variant elements' sizes do not add up to tensor_content's length")
+            f"{what}: the {kind} elements' sizes do not add up to tensor_content's length")
     flat = np.empty(count, dtype=object)
     for i, size in enumerate(sizes):
-        try:
-            flat[i] = tensor_pb2.VariantTensorDataProto.FromString(content[pos:pos + size])
-        except DecodeError:
-            raise InvalidArgumentError(
-                f"{what}: variant element {i} is not a VariantTensorDataProto") from None
+        flat[i] = content[pos:pos + size]
         pos += size
     return flat
 

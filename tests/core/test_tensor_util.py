@@ -11,7 +11,7 @@ from hypothesis.extra import numpy as hnp
 
 from tfx.core import dtypes, limits, tensor_util
 from tfx.core.errors import InvalidArgumentError, ResourceExhaustedError
-from tfx.protos import tensor_pb2
+from tfx.protos import tensor_pb2, types_pb2
 
 NUMERIC = [np.float16, np.float32, np.float64, np.int8, np.int16, np.int32, np.int64,
            np.uint8, np.uint16, np.uint32, np.uint64, np.bool_, np.complex64, np.complex128]
@@ -106,3 +106,25 @@ def test_python_bytes_keep_their_trailing_nul_bytes() -> None:
     assert tensor_util.as_ndarray(b"x\x00")[()] == b"x\x00"
     nested = tensor_util.as_ndarray([["a", "b\x00"], ["c", "d"]])
     assert nested.shape == (2, 2) and nested[0, 1] == b"b\x00"
+
+
+def test_strings_in_tensor_content_as_tensorflow_sends_them() -> None:
+    # TensorFlow 2.21's worker answered a tfx worker's RecvTensor for tf.as_string's
+    # [3, 4] result with this tensor_content (the varint sizes, then the bytes); tfx read
+    # the empty string_val and got 12 empty strings, so string ops downstream differed.
+    proto = tensor_pb2.TensorProto(
+        dtype=types_pb2.DT_STRING,
+        tensor_content=b"\x04\x03\x03\x03\x04\x04\x03\x03\x04\x03\x03\x03"
+                       b"-4.02.03.02.0-8.0-5.02.04.0-4.03.03.00.0")
+    proto.tensor_shape.dim.add(size=3)
+    proto.tensor_shape.dim.add(size=4)
+    np.testing.assert_array_equal(tensor_util.to_ndarray(proto), np.array(
+        [[b"-4.0", b"2.0", b"3.0", b"2.0"], [b"-8.0", b"-5.0", b"2.0", b"4.0"],
+         [b"-4.0", b"3.0", b"3.0", b"0.0"]], dtype=object))
+    for content, message in ((b"\x04\x03", "truncated string sizes"),
+                             (proto.tensor_content + b"x", "do not add up")):
+        bad = tensor_pb2.TensorProto()
+        bad.CopyFrom(proto)
+        bad.tensor_content = content
+        with pytest.raises(InvalidArgumentError, match=message):
+            tensor_util.to_ndarray(bad)
