@@ -1,10 +1,14 @@
-"""Op schemas: TensorFlow's fused ops `_FusedConv2D`, `_FusedDepthwiseConv2dNative`, `_FusedMatMul`.
+"""Op schemas: TensorFlow's fused ops `_FusedConv2D`, `_FusedDepthwiseConv2dNative`, `_FusedMatMul`,
+`_UnaryOpsComposition`.
 
 Grappler's remapper creates them, and so does tfx's fusion pass
 (`tfx.core.passes.fusion`): a linear op followed by `fused_ops` applied to its
 output, each fused op's extra tensors in `args`. The signatures are
 TensorFlow's own, so an optimized graph loads in TensorFlow unchanged. Shapes
 are the linear op's.
+
+`_UnaryOpsComposition` is grappler's fusion of a chain of unary ops (`op_names`,
+applied first to last); a TensorFlow master sends it to its workers.
 """
 
 from __future__ import annotations
@@ -74,3 +78,14 @@ _matmul = (register_op("_FusedMatMul").input("a: T").input("b: T").input("args: 
            .attr("num_args: int >= 0"))
 for _schema in (_conv, _depthwise, _matmul):
     _finish(_schema)
+
+# The ops `_UnaryOpsComposition` may chain: those TensorFlow's kernel implements.
+UNARY_COMPOSABLE = (
+    "Abs", "Acos", "Acosh", "Asin", "Asinh", "Atan", "Atanh", "Ceil", "Cos", "Cosh", "Expm1",
+    "Exp", "Floor", "Inv", "Log", "Log1p", "Neg", "Reciprocal", "Rint", "Round", "Rsqrt",
+    "Sigmoid", "Sin", "Sinh", "Sqrt", "Square", "Tan", "Tanh", "Elu", "Relu", "Relu6", "Selu",
+)
+(register_op("_UnaryOpsComposition").input("x: T").output("y: T")
+    .attr("T: {float, half, double}").attr("op_names: list(string)")
+    .shape(lambda ctx: [ctx.input_shapes[0]])
+    .doc("Applies the unary ops op_names to x, first to last (grappler's fusion)."))

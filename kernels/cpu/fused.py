@@ -1,4 +1,5 @@
-"""CPU kernels: `_FusedConv2D`, `_FusedDepthwiseConv2dNative` and `_FusedMatMul`.
+"""CPU kernels: `_FusedConv2D`, `_FusedDepthwiseConv2dNative`, `_FusedMatMul` and
+`_UnaryOpsComposition`.
 
 A fused kernel runs the linear op's own CPU kernel, then adds the bias and
 applies the activation in place on its result: the unfused graph's
@@ -6,7 +7,8 @@ intermediate tensors are never allocated, and the elementwise work happens
 while the output is still in cache. `fused_ops` is `[BiasAdd]`, optionally
 followed by one of Relu, Relu6, Elu or (not for depthwise) LeakyRelu, what
 TensorFlow's CPU kernels accept; the results are those of the unfused chain,
-NaN included.
+NaN included. `_UnaryOpsComposition` runs each named op's own CPU kernel in
+turn, so its values are the unfused chain's.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from tfx.core import dtypes
 from tfx.core.errors import InvalidArgumentError, UnimplementedError
 from tfx.core.kernel_registry import find_kernel
 from tfx.core.op_registry import get_op
-from tfx.core.ops.fused_ops import ACTIVATIONS, FUSED_OPS
+from tfx.core.ops.fused_ops import ACTIVATIONS, FUSED_OPS, UNARY_COMPOSABLE
 from tfx.kernels.base import OpKernel, register_kernel
 from tfx.kernels.cpu import intra_op
 from tfx.kernels.cpu.intra_op import map_batch
@@ -138,3 +140,25 @@ class _FusedDepthwiseConv2dNative(_FusedLinear):
 @register_kernel("_FusedMatMul", "CPU", T=(dtypes.bfloat16, dtypes.float16, dtypes.float32))
 class _FusedMatMul(_FusedLinear):
     """MatMul + BiasAdd (+ activation)."""
+
+
+@register_kernel("_UnaryOpsComposition", "CPU")
+class UnaryOpsComposition(OpKernel):
+    """x through each op of `op_names`, by that op's CPU kernel."""
+
+    def setup(self, op_names: list[str] = (), **attrs: Any) -> None:
+        dtype = self.output_types[0]
+        self._kernels = []
+        for op in op_names:
+            if op not in UNARY_COMPOSABLE:
+                raise InvalidArgumentError(
+                    f"_UnaryOpsComposition: no implementation of {op!r} in op_names; it "
+                    f"composes {', '.join(UNARY_COMPOSABLE)}")
+            kernel_class = find_kernel(op, "CPU", {"T": dtype})
+            self._kernels.append(kernel_class(self.name, op, {"T": dtype}, [dtype], [dtype],
+                                              self.device))
+
+    def compute(self, x: np.ndarray) -> tuple:
+        for kernel in self._kernels:
+            (x,) = kernel.compute(x)
+        return (x,)
