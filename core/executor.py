@@ -498,8 +498,8 @@ def _start(step: _Step, i: int, it: _Iteration) -> None:
         # slots were never filled); a dead control input still kills it.
         dead_slots = sum(arg is None for arg in args)
         if not (getattr(node.kernel, "runs_when_dead", False)
-                or getattr(node.kernel, "takes_dead_inputs", False)
-                and dead_slots == it.dead[i] < len(args)):
+                or (getattr(node.kernel, "takes_dead_inputs", False)
+                    and dead_slots == it.dead[i] < len(args))):
             step.propagate(i, it, (DEAD,) * len(plan._out[i]), True)
             return
         args = [DEAD if arg is None else arg for arg in args]
