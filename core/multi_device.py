@@ -53,7 +53,7 @@ from __future__ import annotations
 
 import re
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -181,12 +181,14 @@ def prepare_step(graph: Graph, feeds: Sequence[str], fetches: Sequence[str],
 
 def cut_step(graph: Graph, feeds: Sequence[str], fetches: Sequence[str],
              targets: Sequence[str], *, client: str,
-             incarnations: Mapping[str, int] | None = None) -> CutStep:
+             incarnations: Mapping[str, int] | None = None,
+             numbers: Iterator[int] | None = None) -> CutStep:
     """Cut a placed graph for one step signature: one step graph per device that runs.
 
     Each step graph is its device's partition with the step's Recvs chained
     (module doc); its targets are the Sends it runs and the step's targets there. This is
-    what a master registers with the workers (`tfx.core.distributed.master`).
+    what a master registers with the workers (`tfx.core.distributed.master`), which
+    passes one counter (`numbers`) for all of a session's cuts (see `partition`).
     """
     feed_outputs = [_tensor(graph, name, "feed") for name in feeds]
     fed = {out.name: j for j, out in enumerate(feed_outputs)}
@@ -198,7 +200,7 @@ def cut_step(graph: Graph, feeds: Sequence[str], fetches: Sequence[str],
     fetch_names = [_tensor(graph, name, "fetch").name for name in fetches]
     sent = list(dict.fromkeys(name for name in fetch_names if name not in fed))
     parts = partition(graph, incarnations, feeds=list(fed), fetches=sent, client=client,
-                      near_use=True)
+                      near_use=True, numbers=numbers)
     source = parts.source
 
     by_recv = {(t.recv_device, t.recv_node): t for t in parts.transfers}

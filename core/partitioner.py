@@ -35,8 +35,9 @@ or `--fetch`) nothing is added: a placeholder stays where the placer put it
 
 from __future__ import annotations
 
+import itertools
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -167,7 +168,8 @@ def file_name(device: str) -> str:
 
 def partition(graph: Graph, incarnations: Mapping[str, int] | None = None, *,
               feeds: Sequence[str] = (), fetches: Sequence[str] = (),
-              client: str = "", near_use: bool = False) -> PartitionedGraph:
+              client: str = "", near_use: bool = False,
+              numbers: Iterator[int] | None = None) -> PartitionedGraph:
     """Cut a placed graph into one graph per device.
 
     Args:
@@ -183,6 +185,11 @@ def partition(graph: Graph, incarnations: Mapping[str, int] | None = None, *,
             client then hands each value to, or takes it from, that device itself (a
             step saves the hop through the client's device; a master sends the feed
             with that task's RunGraph and takes the fetch from its answer).
+        numbers: where the `/_N` suffixes of new Send and Recv names come from (default:
+            0, 1, 2, ...). A master cutting one session's steps passes one counter for
+            all of them, as TensorFlow's does, so no two steps' pieces hold different
+            nodes of the same name: a TensorFlow worker keeps one kernel per stateful
+            node name in a session, and would run one step's Recv in another's place.
 
     Returns:
         The PartitionedGraph; `graph` itself is not changed.
@@ -212,7 +219,7 @@ def partition(graph: Graph, incarnations: Mapping[str, int] | None = None, *,
         incarnations.setdefault(device, incarnation_of(device))
     paths = frame_paths(graph)
     taken = {node.name for node in graph}
-    builder = _Builder(graph, device_of, incarnations, taken)
+    builder = _Builder(graph, device_of, incarnations, taken, numbers)
 
     node_defs: dict[str, list[graph_pb2.NodeDef]] = {
         device: [] for device in dict.fromkeys(device_of.values())
@@ -412,20 +419,19 @@ class _Builder:
     """Creates Send/Recv pairs, one per (tensor, destination device)."""
 
     def __init__(self, graph: Graph, device_of: dict[str, str], incarnations: dict[str, int],
-                 taken: set[str]) -> None:
+                 taken: set[str], numbers: Iterator[int] | None = None) -> None:
         self.graph = graph
         self.device_of = device_of
         self.incarnations = incarnations
         self.taken = taken
-        self.counter = 0
+        self.numbers = numbers if numbers is not None else itertools.count()
         self.recvs: dict[tuple[str, str], str] = {}
         self.transfers: list[Transfer] = []
         self.extra: dict[str, list[graph_pb2.NodeDef]] = {}
 
     def new_name(self, prefix: str) -> str:
         while True:
-            name = f"{prefix}/_{self.counter}"
-            self.counter += 1
+            name = f"{prefix}/_{next(self.numbers)}"
             if name not in self.taken:
                 self.taken.add(name)
                 return name

@@ -38,6 +38,7 @@ Closing the session deregisters its graphs and deletes its worker sessions.
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import random
 import threading
 import uuid
@@ -169,6 +170,8 @@ class MasterSession:
         self._devices: DeviceSet | None = None
         self._placed_version = -1
         self._steps: dict[tuple, _Registered] = {}
+        # Numbers for Send/Recv names, unique across the session's steps (see partition)
+        self._node_numbers = itertools.count()
         self._worker_sessions: set[str] = set()
         self._running: dict[int, Any] = {}  # step id -> what ends it everywhere
         self._closed = False
@@ -268,7 +271,7 @@ class MasterSession:
             graph = optimized_step_graph(graph, feeds, fetches, targets, self._optimize)
             incarnations = {d.name: d.incarnation for d in devices}
             cut = cut_step(graph, feeds, fetches, targets, client=devices.client,
-                           incarnations=incarnations)
+                           incarnations=incarnations, numbers=self._node_numbers)
             by_task: dict[str, graph_pb2.GraphDef] = {}
             for piece in cut.partitions:
                 task = task_of(piece.device)

@@ -401,6 +401,45 @@ def test_a_registration_that_fails_on_one_task_leaves_none_behind(monkeypatch) -
             server.stop(0)
 
 
+def test_send_and_recv_names_are_never_reused_across_a_session_s_steps(monkeypatch) -> None:
+    # A TensorFlow worker keeps one kernel per stateful node name in a session: a step's
+    # Recv named as another step's, with another tensor_name, ran as that one and waited
+    # for a tensor nobody sent (a tfx master driving a TensorFlow worker timed out).
+    from tfx.core.distributed.worker import Worker
+
+    registered: list = []
+    register = Worker.register_graph
+
+    def recording(self, request):
+        registered.append(request.graph_def)
+        return register(self, request)
+
+    monkeypatch.setattr(Worker, "register_graph", recording)
+    workers, _ = create_local_cluster(2, 0)
+    try:
+        with tf.Graph().as_default():
+            x = tf.placeholder(tf.float32, [3], name="x")
+            with tf.device("/job:worker/task:1"):
+                y = tf.reduce_sum(x, name="y")
+                w = tf.reduce_max(x, name="w")
+            with tf.device("/job:worker/task:0"):
+                z = tf.multiply(y, 2.0, name="z")
+                v = tf.add(w, z, name="v")
+            with tf.Session(workers[0].target) as sess:
+                assert sess.run(z, {x: [0.0, 1.0, 2.0]}) == 6.0
+                assert sess.run(v, {x: [0.0, 1.0, 2.0]}) == 8.0
+    finally:
+        for server in workers:
+            server.stop(0)
+    transfers: dict[str, str] = {}
+    for graph_def in registered:
+        for node in graph_def.node:
+            if node.op in ("_Send", "_Recv") and not node.attr["client_terminated"].b:
+                tensor = node.attr["tensor_name"].s.decode()
+                assert transfers.setdefault(node.name, tensor) == tensor, node.name
+    assert len(registered) == 4 and len(transfers) >= 6
+
+
 def test_a_task_with_a_gpu_runs_its_nodes_there(gpu_cupy) -> None:
     from tfx.core.distributed.server import _free_ports
 
