@@ -1,7 +1,7 @@
 """Differential fuzzing: random programs built by TensorFlow, run from their GraphDef by tfx.
 
     python tests/differential/tf_graph_fuzz.py START COUNT [--cf v1|v2] [--dtype f64|f32]
-                                               [--session local|multi|dist]
+        [--session local|multi|dist|tf-client|tf-master|tfx-master|tf-cluster]
 
 Each seed builds one random TF1-style program in TensorFlow's graph mode: a
 placeholder, variables, and 3 to 12 steps drawn from families of API calls
@@ -17,7 +17,14 @@ initializers) is what tfx must run. Values must agree to 1e-7 (float64) or
 
 `--session multi` runs tfx's steps on two virtual CPUs, half of the nodes pinned
 at random (soft placement settles conflicts); `--session dist` runs them on a
-two-task in-process gRPC cluster, placed as `multi` places them.
+two-task in-process gRPC cluster, placed as `multi` places them. Three more
+run them on such a cluster with TensorFlow in it: `tf-client`, TensorFlow's
+own Session against tfx's master (two tfx tasks); `tf-master`, TensorFlow's
+Session and master (task 0, a TensorFlow server) driving a tfx worker (task
+1); `tfx-master`, tfx's Session and master (task 0) driving a TensorFlow
+worker (task 1). TensorFlow's servers live in the fuzzer's process.
+`tf-cluster` (no tfx at all: TensorFlow on two TensorFlow tasks) tells apart
+what TensorFlow itself does differently on a cluster.
 
 Needs TensorFlow (`pip install -e ".[tensorflow]"`) and, for the tf.layers
 calls, `tf-keras`; it is a tool, not part of the test suite. Each difference or
@@ -536,11 +543,13 @@ def run_tensorflow(graph: tf.Graph, feeds: dict, steps: list[dict]) -> list[list
 
 
 class Sessions:
-    """Opens the tfx session a run uses (`--session`)."""
+    """Opens the session a run uses (`--session`): tfx's, or TensorFlow's client on a cluster
+    that has tfx in it."""
 
     def __init__(self, kind: str) -> None:
         self.kind = kind
-        self.cluster: list[Any] | None = None
+        self.target: str | None = None
+        self.servers: list[Any] = []
 
     def open(self, graph_def: graph_pb2.GraphDef, seed: int) -> Any:
         if self.kind == "local":
@@ -554,17 +563,35 @@ class Sessions:
         if self.kind == "multi":
             return MultiDeviceSession(graph_def, devices="cpu:0,cpu:1", soft_placement=True,
                                       timeout=60)
-        if self.cluster is None:
-            from tfx.core.distributed.server import create_local_cluster
-
-            self.cluster, _ = create_local_cluster(2, 0)
+        if self.target is None:
+            self.target = self._cluster()
         with MultiDeviceSession(graph_def, devices="cpu:0,cpu:1", soft_placement=True) as local:
             placed = local.graph.to_graph_def()
         for node in placed.node:  # device CPU:i becomes task i
             node.device = f"/job:worker/replica:0/task:{node.device[-1]}/device:CPU:0"
-        config = tfx.ConfigProto(isolate_session_state=True, operation_timeout_in_ms=60_000)
-        return tfx.Session(self.cluster[0].target, graph=placed, config=config)
+        if self.kind in ("dist", "tfx-master"):
+            config = tfx.ConfigProto(isolate_session_state=True, operation_timeout_in_ms=60_000)
+            return tfx.Session(self.target, graph=placed, config=config)
+        graph = tf.Graph()
+        with graph.as_default():
+            tf1.import_graph_def(tf1.GraphDef.FromString(placed.SerializeToString()), name="")
+        config = tf1.ConfigProto(isolate_session_state=True, operation_timeout_in_ms=60_000,
+                                 allow_soft_placement=True)
+        return tf1.Session(self.target, graph=graph, config=config)
 
+    def _cluster(self) -> str:
+        """Two tasks: both tfx (dist, tf-client), or one of each; the master's target."""
+        from tfx.core.distributed.server import Server, _free_ports
+
+        cluster = {"worker": [f"localhost:{port}" for port in _free_ports(2)]}
+        tensorflow_tasks = {"dist": (), "tf-client": (), "tf-master": (0,),
+                            "tfx-master": (1,), "tf-cluster": (0, 1)}[self.kind]
+        for task in (0, 1):
+            if task in tensorflow_tasks:
+                self.servers.append(tf.distribute.Server(cluster, "worker", task))
+            else:
+                self.servers.append(Server(cluster, job_name="worker", task_index=task))
+        return self.servers[0].target
 
 def run_tfx(sessions: Sessions, graph_bytes: bytes, feeds: dict, steps: list[dict],
             seed: int) -> list[list]:
@@ -598,7 +625,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("count", type=int)
     parser.add_argument("--cf", choices=["v1", "v2"], default="v1", help="control flow version")
     parser.add_argument("--dtype", choices=["f64", "f32"], default="f64")
-    parser.add_argument("--session", choices=["local", "multi", "dist"], default="local")
+    parser.add_argument("--session", default="local",
+                        choices=["local", "multi", "dist", "tf-client", "tf-master",
+                                 "tfx-master", "tf-cluster"])
     args = parser.parse_args(argv)
     tf1.disable_eager_execution()
     if args.cf == "v1":
@@ -620,7 +649,8 @@ def main(argv: list[str] | None = None) -> int:
             got = run_tfx(sessions, graph.as_graph_def().SerializeToString(), feeds, steps, seed)
         except Exception as exc:  # noqa: BLE001 - reported with its seed
             counts["tfx failed"] += 1
-            print(f"seed {seed}: tfx failed: {type(exc).__name__}: {str(exc)[:300]}", flush=True)
+            message = " | ".join(line for line in str(exc).splitlines() if line.strip())
+            print(f"seed {seed}: tfx failed: {type(exc).__name__}: {message[:600]}", flush=True)
             continue
         found = difference(want, got, tolerance)
         if found:
