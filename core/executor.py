@@ -216,6 +216,11 @@ class _Iteration:
 
 
 _blocking_pool: ThreadPoolExecutor | None = None
+# A blocking kernel holds its thread while it waits (a Recv until its tensor arrives, a
+# dequeue until there is an element), and the waits of one step may depend on each
+# other: a Recv's value may come from another task only after a later Recv has run. So
+# the pool must not run out first: its threads are made as needed, up to this many.
+_BLOCKING_THREADS = 4096
 _pool_lock = threading.Lock()
 
 
@@ -224,7 +229,7 @@ def _blocking_executor() -> ThreadPoolExecutor:
     if _blocking_pool is None:
         with _pool_lock:
             if _blocking_pool is None:
-                _blocking_pool = ThreadPoolExecutor(64, "tfx-blocking")
+                _blocking_pool = ThreadPoolExecutor(_BLOCKING_THREADS, "tfx-blocking")
     return _blocking_pool
 
 

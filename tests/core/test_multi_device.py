@@ -22,13 +22,16 @@ from tfx.core.errors import (
     UnimplementedError,
 )
 from tfx.core.executor import StepState
+from tfx.core.graph import Graph
 from tfx.core.multi_device import (
     MultiDeviceSession,
+    StepPartition,
+    compile_partition,
     completion_order,
     prepare_step,
     run_partitions,
 )
-from tfx.core.rendezvous import create_key
+from tfx.core.rendezvous import LocalRendezvous, create_key
 from tfx.core.resources import ResourceManager
 from tfx.protos import graph_pb2
 
@@ -351,3 +354,38 @@ def test_a_loop_variable_that_enters_from_another_device_after_the_loop_left() -
         counter, out, m = sess.run(["c_exit:0", "out:0", "m:0"])
     assert counter == 30
     assert out == np.float32(m * 3 + m)
+
+
+def test_more_waiting_recvs_than_a_pool_of_threads() -> None:
+    # A TensorFlow master's piece for a tfx task may hold many Recvs (69 in a fuzzed
+    # program) whose values the other task sends only after this one has sent it
+    # something, which needs the last of them: each waiting Recv held one of 64 pool
+    # threads, the last never started, and the step hung.
+    count = 100
+    nodes = [
+        _node("_Recv", f"r{i}", [], {"tensor_type": "float32", "tensor_name": f"t{i}",
+                                     "send_device": CPU1, "send_device_incarnation": 1,
+                                     "recv_device": CPU0, "client_terminated": False}, CPU0)
+        for i in range(count)]
+    nodes.append(_node("AddN", "sum", [f"r{i}" for i in range(count - 1)],
+                       {"T": "float32", "N": count - 1}, CPU0))
+    nodes.append(_node("_Send", "s", [f"r{count - 1}"],
+                       {"T": "float32", "tensor_name": "last", "send_device": CPU0,
+                        "send_device_incarnation": 1, "recv_device": CPU1,
+                        "client_terminated": False}, CPU0))
+    graph = Graph.from_graph_def(graph_pb2.GraphDef(node=nodes))
+    job = compile_partition(StepPartition(CPU0, graph, ("sum", "s")))
+    rendezvous = LocalRendezvous()
+
+    def other_task() -> None:  # sends t0..t98 once it has the value its t99 led to
+        rendezvous.send(create_key(CPU1, 1, CPU0, f"t{count - 1}"), np.float32(1.0))
+        rendezvous.recv(create_key(CPU0, 1, CPU1, "last"))
+        for i in range(count - 1):
+            rendezvous.send(create_key(CPU1, 1, CPU0, f"t{i}"), np.float32(i))
+
+    helper = threading.Thread(target=other_task, daemon=True)
+    helper.start()
+    state = StepState(ResourceManager(), timeout=30)
+    run_partitions([job], state, {}, [], rendezvous=rendezvous)
+    helper.join(timeout=5)
+    assert not helper.is_alive()
