@@ -176,8 +176,16 @@ class TokenCheck(grpc.ServerInterceptor):
         return self._refusal
 
 
+# A call holds a server thread until it is answered, and a RecvTensor is answered only
+# when its tensor has been sent: a TensorFlow worker asks for every tensor of its step at
+# once (dozens), and the one that lets the step go on must not wait behind them for a
+# thread (32 threads: a TensorFlow master's step across a tfx task hung). Threads are
+# made as calls need them, up to this many.
+MAX_CONCURRENT_CALLS = 1024
+
+
 def make_server(master: Any, worker: Any, *, token: str | None,
-                max_workers: int = 32) -> grpc.Server:
+                max_workers: int = MAX_CONCURRENT_CALLS) -> grpc.Server:
     """A gRPC server with the MasterService (if `master`), WorkerService and health check."""
     from concurrent import futures
 
