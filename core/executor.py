@@ -264,11 +264,19 @@ class _Step:
         if it.pending[dst] == 0:
             self.ready.append((dst, it))
 
-    def _deliver_merge(self, dst: int, slot: int, value: Any, it: _Iteration) -> None:
+    def _deliver_merge(self, dst: int, slot: int, value: Any, it: _Iteration,
+                       from_enter: bool = False) -> None:
         # A Merge waits for its control inputs, then fires on the first live data input,
-        # or dead once every data input arrived dead.
+        # or dead once every data input arrived dead. A dead Enter counts as all of them,
+        # as in TensorFlow: a loop whose Enters are dead (in an untaken branch, or in the
+        # last iteration of an outer loop) runs its test once, dead, rather than never,
+        # so a LoopCond sent to another task arrives there (dead).
         if slot < 0:
             it.pending[dst] -= 1
+        elif value is DEAD and from_enter:
+            if it.dead[dst] >= self.plan.merge_data_inputs[dst]:
+                return  # dead already
+            it.dead[dst] = self.plan.merge_data_inputs[dst]
         elif value is DEAD:
             it.dead[dst] += 1
         else:
@@ -320,8 +328,13 @@ class _Step:
             pending[dst] = left
             if not left:
                 ready.append((dst, dest))
+        kinds = self.plan._kinds
         for k, dst, slot in self.plan._special_edges[i]:
-            self.deliver(dst, slot, outputs[k] if k >= 0 else token, dest)
+            value = outputs[k] if k >= 0 else token
+            if value is DEAD and dst >= 0 and kinds[i] == ENTER and kinds[dst] == MERGE:
+                self._deliver_merge(dst, slot, value, dest, from_enter=True)
+            else:
+                self.deliver(dst, slot, value, dest)
 
     def _enter(self, i: int, it: _Iteration, outputs: Sequence[Any]) -> _Iteration | None:
         node = self.plan.nodes[i]

@@ -31,8 +31,9 @@ from tfx.core.multi_device import (
     prepare_step,
     run_partitions,
 )
-from tfx.core.rendezvous import LocalRendezvous, create_key
+from tfx.core.rendezvous import LocalRendezvous, child_frame_id, create_key
 from tfx.core.resources import ResourceManager
+from tfx.kernels.base import DEAD
 from tfx.protos import graph_pb2
 
 CASES = STEP_CASES
@@ -389,3 +390,38 @@ def test_more_waiting_recvs_than_a_pool_of_threads() -> None:
     run_partitions([job], state, {}, [], rendezvous=rendezvous)
     helper.join(timeout=5)
     assert not helper.is_alive()
+
+
+def test_a_loop_entered_dead_sends_its_test_dead() -> None:
+    # TensorFlow fires a loop's Merge dead on a dead Enter, so a loop in an untaken branch
+    # (or in an outer loop's last iteration) runs its test once, dead. TensorFlow's master
+    # splits a loop so that the task holding the test sends it to the others; a tfx task
+    # holding it never ran the test, and the other task waited for it.
+    def node(op, name, inputs, **attrs):
+        return _node(op, name, inputs, attrs, CPU0)
+
+    transfer = {"send_device": CPU0, "send_device_incarnation": 1, "recv_device": CPU1,
+                "client_terminated": False}
+    graph = Graph.from_graph_def(graph_pb2.GraphDef(node=[
+        node("Const", "x", [], dtype="float32", value=np.float32(0.0)),
+        node("Const", "no", [], dtype="bool", value=np.bool_(False)),
+        node("Switch", "branch", ["x", "no"], T="float32"),
+        node("Enter", "enter", ["branch:1"], T="float32", frame_name="f"),
+        node("Merge", "merge", ["enter", "next"], T="float32", N=2),
+        node("Const", "three", ["^merge"], dtype="float32", value=np.float32(3.0)),
+        node("Less", "less", ["merge", "three"], T="float32"),
+        node("LoopCond", "test", ["less"]),
+        node("Switch", "switch", ["merge", "test"], T="float32"),
+        node("Exit", "exit", ["switch:0"], T="float32"),
+        node("Identity", "body", ["switch:1"], T="float32"),
+        node("Const", "one", ["^body"], dtype="float32", value=np.float32(1.0)),
+        node("AddV2", "add", ["body", "one"], T="float32"),
+        node("NextIteration", "next", ["add"], T="float32"),
+        node("_Send", "send_test", ["test"], T="bool", tensor_name="test", **transfer),
+    ]))
+    job = compile_partition(StepPartition(CPU0, graph, ("exit", "send_test")))
+    rendezvous = LocalRendezvous()
+    run_partitions([job], StepState(ResourceManager(), timeout=30), {}, [],
+                   rendezvous=rendezvous)
+    key = create_key(CPU0, 1, CPU1, "test", child_frame_id(0, 0, "f"), 0)
+    assert rendezvous.take(key) is DEAD
