@@ -10,20 +10,13 @@ Run by hand with TensorFlow installed (pytest never collects it):
 
 from __future__ import annotations
 
-import importlib.util
+import sys
 from pathlib import Path
 
 OPS = ["_SwitchN", "_UnaryOpsComposition"]
 
-
-def main() -> None:
-    # The shared recorder (tests/data/op_def_record.py), loaded by path.
-    spec = importlib.util.spec_from_file_location(
-        "op_def_record", Path(__file__).resolve().parents[1] / "op_def_record.py")
-    recorder = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(recorder)
-    recorder.write_op_defs(OPS, Path(__file__).resolve().parent / "op_defs.json")
-
-
 if __name__ == "__main__":
-    main()
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/data/op_def_record.py
+    import op_def_record
+
+    op_def_record.write_op_defs(OPS, Path(__file__).resolve().parent / "op_defs.json")
