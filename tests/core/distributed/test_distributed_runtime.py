@@ -6,6 +6,7 @@ through RecvTensor, feeds and fetches through RunStep and RunGraph.
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
 
@@ -366,71 +367,72 @@ def test_the_master_optimizes_the_step_unless_the_config_says_l0(cluster) -> Non
     assert ops[tf.OptimizerOptions.L0]["folded"] == "Mul"
 
 
-def test_a_registration_that_fails_on_one_task_leaves_none_behind(monkeypatch) -> None:
+@contextlib.contextmanager
+def _two_workers_registering(monkeypatch, register):
+    """Two worker tasks whose RegisterGraph is `register(original, worker, request)`: the
+    patch comes before the servers, which bind their handlers when they start."""
     from tfx.core.distributed.worker import Worker
 
-    calls = []
-    register = Worker.register_graph
-
-    def second_call_fails(self, request):
-        calls.append(self.task)
-        if len(calls) == 2:
-            raise UnavailableError(f"{self.task} fell over")
-        return register(self, request)
-
-    monkeypatch.setattr(Worker, "register_graph", second_call_fails)
+    original = Worker.register_graph
+    monkeypatch.setattr(Worker, "register_graph",
+                        lambda self, request: register(original, self, request))
     workers, _ = create_local_cluster(2, 0)
     try:
-        with tf.Graph().as_default():
-            x = tf.placeholder(tf.float32, [3], name="x")
-            with tf.device("/job:worker/task:1"):
-                y = tf.reduce_sum(x, name="y")
-            with tf.device("/job:worker/task:0"):
-                z = tf.multiply(y, 2.0, name="z")
-            with tf.Session(workers[0].target) as sess:
-                with pytest.raises(UnavailableError, match="fell over"):
-                    sess.run(z, {x: [0.0, 1.0, 2.0]})
-                # The task that had taken its piece let it go.
-                for server in workers:
-                    for session in server.worker._sessions.values():
-                        assert not session.graphs
-                assert sess.run(z, {x: [0.0, 1.0, 2.0]}) == 6.0  # registered again
-        assert len(calls) == 4
+        yield workers
     finally:
         for server in workers:
             server.stop(0)
+
+
+def test_a_registration_that_fails_on_one_task_leaves_none_behind(monkeypatch) -> None:
+    calls = []
+
+    def second_call_fails(register, worker, request):
+        calls.append(worker.task)
+        if len(calls) == 2:
+            raise UnavailableError(f"{worker.task} fell over")
+        return register(worker, request)
+
+    with _two_workers_registering(monkeypatch, second_call_fails) as workers, \
+            tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, [3], name="x")
+        with tf.device("/job:worker/task:1"):
+            y = tf.reduce_sum(x, name="y")
+        with tf.device("/job:worker/task:0"):
+            z = tf.multiply(y, 2.0, name="z")
+        with tf.Session(workers[0].target) as sess:
+            with pytest.raises(UnavailableError, match="fell over"):
+                sess.run(z, {x: [0.0, 1.0, 2.0]})
+            # The task that had taken its piece let it go.
+            for server in workers:
+                for session in server.worker._sessions.values():
+                    assert not session.graphs
+            assert sess.run(z, {x: [0.0, 1.0, 2.0]}) == 6.0  # registered again
+    assert len(calls) == 4
 
 
 def test_send_and_recv_names_are_never_reused_across_a_session_s_steps(monkeypatch) -> None:
     # A TensorFlow worker keeps one kernel per stateful node name in a session: a step's
     # Recv named as another step's, with another tensor_name, ran as that one and waited
     # for a tensor nobody sent (a tfx master driving a TensorFlow worker timed out).
-    from tfx.core.distributed.worker import Worker
-
     registered: list = []
-    register = Worker.register_graph
 
-    def recording(self, request):
+    def recording(register, worker, request):
         registered.append(request.graph_def)
-        return register(self, request)
+        return register(worker, request)
 
-    monkeypatch.setattr(Worker, "register_graph", recording)
-    workers, _ = create_local_cluster(2, 0)
-    try:
-        with tf.Graph().as_default():
-            x = tf.placeholder(tf.float32, [3], name="x")
-            with tf.device("/job:worker/task:1"):
-                y = tf.reduce_sum(x, name="y")
-                w = tf.reduce_max(x, name="w")
-            with tf.device("/job:worker/task:0"):
-                z = tf.multiply(y, 2.0, name="z")
-                v = tf.add(w, z, name="v")
-            with tf.Session(workers[0].target) as sess:
-                assert sess.run(z, {x: [0.0, 1.0, 2.0]}) == 6.0
-                assert sess.run(v, {x: [0.0, 1.0, 2.0]}) == 8.0
-    finally:
-        for server in workers:
-            server.stop(0)
+    with _two_workers_registering(monkeypatch, recording) as workers, \
+            tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, [3], name="x")
+        with tf.device("/job:worker/task:1"):
+            y = tf.reduce_sum(x, name="y")
+            w = tf.reduce_max(x, name="w")
+        with tf.device("/job:worker/task:0"):
+            z = tf.multiply(y, 2.0, name="z")
+            v = tf.add(w, z, name="v")
+        with tf.Session(workers[0].target) as sess:
+            assert sess.run(z, {x: [0.0, 1.0, 2.0]}) == 6.0
+            assert sess.run(v, {x: [0.0, 1.0, 2.0]}) == 8.0
     transfers: dict[str, str] = {}
     for graph_def in registered:
         for node in graph_def.node:
