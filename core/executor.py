@@ -10,8 +10,12 @@ list indexing:
   count reaches zero goes on the ready queue;
 * ready nodes run inline on the calling thread, except expensive kernels when
   other work is ready too, which go to the step's inter-op pool (numpy releases
-  the GIL in BLAS and ufuncs; `tfx.core.inter_op` says which pool), and blocking
-  kernels (queues), which always go to a pool of their own;
+  the GIL in BLAS and ufuncs; `tfx.core.inter_op` says which pool), blocking
+  kernels (queues), which always go to a pool of their own, and asynchronous
+  kernels (a Recv: `compute_async`), which start their work, return, and call
+  back when done, holding no thread while they wait; whatever finishes away
+  from the driving thread is handed back to it through the step's completion
+  queue (only the driving thread changes the step's counts and slots);
 * a slot is cleared when its consumer reads it, so each tensor is freed after
   its last consumer runs.
 
@@ -32,6 +36,7 @@ Kernels see no graph. Errors are re-raised naming the node, op and device.
 
 from __future__ import annotations
 
+import functools
 import queue
 import threading
 import time
@@ -42,6 +47,7 @@ from typing import Any
 
 import numpy as np
 
+from tfx.core.cancellation import CancellationFlag
 from tfx.core.errors import (
     CancelledError,
     DeadlineExceededError,
@@ -83,7 +89,8 @@ class StepState:
         # thread only, or SHARED_POOL for the process's default pool (made on first use).
         self.pool = pool
         self.deadline = time.monotonic() + timeout if timeout else None
-        self.cancelled = threading.Event()
+        # Set to cancel the step; it also ends asynchronous waits (`recv_async`).
+        self.cancelled = CancellationFlag()
         # This step's own trace (a `tfx.core.trace.StepTrace`), as a worker records a step
         # its master asked to trace; None: only a process-wide `recording` traces it.
         self.tracer: Any = None
@@ -106,7 +113,8 @@ class PlanNode:
 
     __slots__ = ("name", "op", "device", "kernel", "kind", "num_inputs", "input_base",
                  "out_edges", "control_out", "init_pending", "frame", "frame_name",
-                 "is_constant", "expensive", "blocking", "needs_context", "deref_slots")
+                 "is_constant", "expensive", "blocking", "is_async", "needs_context",
+                 "deref_slots")
 
     def __init__(self, name: str, op: str, device: str, kernel: Any) -> None:
         self.name = name
@@ -124,6 +132,9 @@ class PlanNode:
         self.is_constant = False
         self.expensive = bool(getattr(kernel, "expensive", False))
         self.blocking = bool(getattr(kernel, "blocking", False))
+        # `compute_async(*args, done)`: the kernel calls `done(outputs, error)` when it has
+        # finished, perhaps on another thread, and holds no thread while it waits (a Recv).
+        self.is_async = hasattr(kernel, "compute_async")
         self.needs_context = bool(getattr(kernel, "needs_context", False))
         # Inputs that receive a reference (a variable) but want its value.
         self.deref_slots: tuple[int, ...] = ()
@@ -178,7 +189,8 @@ class Plan:
             self._fast_edges.append(fast)
             self._special_edges.append(special)
         self._simple = [
-            n.kind == NORMAL and not n.expensive and not n.blocking and not n.needs_context
+            n.kind == NORMAL and not n.expensive and not n.blocking and not n.is_async
+            and not n.needs_context
             and not n.deref_slots
             for n in nodes
         ]
@@ -216,10 +228,10 @@ class _Iteration:
 
 
 _blocking_pool: ThreadPoolExecutor | None = None
-# A blocking kernel holds its thread while it waits (a Recv until its tensor arrives, a
-# dequeue until there is an element), and the waits of one step may depend on each
-# other: a Recv's value may come from another task only after a later Recv has run. So
-# the pool must not run out first: its threads are made as needed, up to this many.
+# A blocking kernel holds its thread while it waits (a dequeue until there is an
+# element), and the waits of one step may depend on each other: an element may come
+# only from a later enqueue of the same step. So the pool must not run out first: its
+# threads are made as needed, up to this many. (A Recv waits without a thread.)
 _BLOCKING_THREADS = 4096
 _pool_lock = threading.Lock()
 
@@ -538,6 +550,13 @@ def _start(step: _Step, i: int, it: _Iteration) -> None:
         context = OpContext(step.state, frame.name if frame else "", it.number,
                             frame.id if frame else 0)
         args = [context, *args]
+    if node.is_async:
+        step.inflight += 1
+        try:
+            kernel.compute_async(*args, done=functools.partial(_async_done, step, i, it))
+        except BaseException as exc:  # noqa: BLE001 - as if it had called back with it
+            step.completions.put((i, it, None, exc))
+        return
     if node.blocking:
         pool = _blocking_executor()
     elif node.expensive and (step.ready or step.inflight) and step.state.pool is not None and (
@@ -596,6 +615,11 @@ def _run_async(step: _Step, i: int, it: _Iteration, kernel: Any, args: list[Any]
         step.completions.put((i, it, outputs, None))
     except BaseException as exc:  # noqa: BLE001 - handed to the driving thread
         step.completions.put((i, it, None, exc))
+
+
+def _async_done(step: _Step, i: int, it: _Iteration, outputs: Sequence[Any] | None,
+                error: BaseException | None) -> None:
+    step.completions.put((i, it, outputs, error))
 
 
 def _wait_for_completion(step: _Step) -> None:

@@ -6,9 +6,11 @@ Keys are TensorFlow's:
 
 (`create_key`), so a partition graph's Send and Recv meet by their attrs alone.
 One rendezvous serves one step. `send` never blocks; `recv` blocks until its
-key arrives, polling the step's cancellation and deadline, `recv_async`
-calls back instead, and `take` returns what has arrived without waiting (the
-client's fetches, once the step's partitions have finished). A dead value
+key arrives, polling the step's cancellation and deadline; `recv_async` calls
+back instead, holding no thread (the step's cancellation, a
+`tfx.core.cancellation.CancellationFlag`, ends it); and `take` returns what has
+arrived without waiting (the client's fetches, once the step's partitions have
+finished). A dead value
 (an untaken branch of a conditional, a loop's last test) passes through like
 any other: the executor runs a `_Send` whose input is dead, as TensorFlow runs
 its transfer nodes, so the `_Recv` gets DEAD rather than waiting. Each key is
@@ -30,6 +32,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tfx.core.errors import (
+    CancelledError,
     DeadlineExceededError,
     InternalError,
     InvalidArgumentError,
@@ -214,20 +217,39 @@ class LocalRendezvous:
             self._received.add(key)
             return value
 
-    def recv_async(self, key: str, done: Callable[[Any, BaseException | None], None]) -> None:
-        """Call `done(value, None)` when `key` arrives, or `done(None, error)` on abort."""
+    def recv_async(self, key: str, done: Callable[[Any, BaseException | None], None],
+                   step: Any = None) -> None:
+        """Call `done(value, None)` when `key` arrives, or `done(None, error)` on abort or
+        when `step` (a StepState) is cancelled first; at once if the value is there.
+
+        No thread waits: `done` runs on the thread that sends, aborts or cancels.
+        """
         with self._lock:
             error = self._error
             value = _NOTHING if error is not None else self._values.pop(key, _NOTHING)
             if error is None and value is _NOTHING:
-                self._waiters.setdefault(key, []).append(done)
-                return
-            if value is not _NOTHING:
+                waiter = done if step is None else _CancellableWait(self, key, done, step)
+                self._waiters.setdefault(key, []).append(waiter)
+            elif value is not _NOTHING:
                 self._received.add(key)
         if error is not None:
             done(None, _copy(error))
-        else:
+        elif value is not _NOTHING:
             done(value, None)
+        elif step is not None:
+            waiter.register()  # (outside the lock: a cancellation may answer it at once)
+
+    def _withdraw(self, key: str, waiter: Callable[..., None]) -> bool:
+        """Take back a waiting `recv_async`; False if its key arrived (or the rendezvous
+        was aborted) first, so it has been or is being answered."""
+        with self._lock:
+            waiters = self._waiters.get(key)
+            if waiters is None or waiter not in waiters:
+                return False
+            waiters.remove(waiter)
+            if not waiters:
+                del self._waiters[key]
+            return True
 
     def abort(self, error: BaseException) -> None:
         """Fail every pending and later send/receive with `error` (first abort wins)."""
@@ -249,6 +271,35 @@ class LocalRendezvous:
         """Keys sent but not received (for diagnostics)."""
         with self._lock:
             return sorted(self._values)
+
+
+class _CancellableWait:
+    """A `recv_async` that the step's cancellation ends: whichever comes first, the
+    tensor (or an abort) or the cancellation, answers it, and only that one."""
+
+    __slots__ = ("_rendezvous", "_key", "_done", "_flag", "_registration")
+
+    def __init__(self, rendezvous: LocalRendezvous, key: str,
+                 done: Callable[[Any, BaseException | None], None], step: Any) -> None:
+        self._rendezvous = rendezvous
+        self._key = key
+        self._done = done
+        self._flag = step.cancelled
+        self._registration: int | None = None
+
+    def register(self) -> None:
+        """Have the step's cancellation end this wait, once it is in the table."""
+        self._registration = self._flag.add_callback(self._cancel)
+        if self._registration is None:  # cancelled already
+            self._cancel()
+
+    def __call__(self, value: Any, error: BaseException | None) -> None:
+        self._flag.remove_callback(self._registration)
+        self._done(value, error)
+
+    def _cancel(self) -> None:
+        if self._rendezvous._withdraw(self._key, self):
+            self._done(None, CancelledError("the step was cancelled"))
 
 
 def _copy(error: BaseException) -> BaseException:

@@ -509,6 +509,20 @@ class _TracedKernel:
         self._tracer(name, op, device, start, end, outputs)
         return outputs
 
+    def compute_async(self, *args: Any, done: Any) -> None:
+        """An asynchronous kernel (a Recv): its slice runs from the call to its answer."""
+        start = time.perf_counter_ns()
+
+        def report(outputs: Any, error: BaseException | None) -> None:
+            if error is None:
+                if self._synchronize is not None:
+                    self._synchronize()
+                name, op, device = self._report
+                self._tracer(name, op, device, start, time.perf_counter_ns(), outputs)
+            done(outputs, error)
+
+        self.kernel.compute_async(*args, done=report)
+
     def __getattr__(self, attr: str) -> Any:
         return getattr(self.kernel, attr)
 

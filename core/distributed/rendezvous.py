@@ -66,23 +66,47 @@ class WorkerRendezvous(LocalRendezvous):
         if source == self.task:
             return super().recv(key, step, timeout)
         request = distributed_pb2.RecvTensorRequest(step_id=self.step_id, rendezvous_key=key)
-        response = self._peers(source).recv_tensor(request, step)
-        if response.is_dead:
-            return DEAD
-        return tensor_from_proto(response.tensor, f"tensor {parse_key(key).tensor_name!r} "
-                                                  f"received from {source}")
+        return self._value_of(self._peers(source).recv_tensor(request, step), key, source)
 
-    def recv_async(self, key: str, done: Callable[[Any, BaseException | None], None]) -> None:
-        if self._source_task(key) == self.task:
-            super().recv_async(key, done)
+    def recv_async(self, key: str, done: Callable[[Any, BaseException | None], None],
+                   step: Any = None) -> None:
+        source = self._source_task(key)
+        if source == self.task:
+            super().recv_async(key, done, step)
+            return
+        peer = self._peers(source)
+        request = distributed_pb2.RecvTensorRequest(step_id=self.step_id, rendezvous_key=key)
+        start = getattr(peer, "recv_tensor_async", None)
+        if start is None:  # a peer that only answers while the caller waits (in-process)
+            threading.Thread(target=self._wait_for, args=(key, done, step),
+                             name="tfx-recv-wait", daemon=True).start()
             return
 
-        def wait() -> None:
+        def answered(response: Any, error: BaseException | None) -> None:
+            if error is not None:
+                done(None, error)
+                return
             try:
-                value = self.recv(key)
+                value = self._value_of(response, key, source)
             except BaseException as exc:  # noqa: BLE001 - handed to the callback
                 done(None, exc)
             else:
                 done(value, None)
 
-        threading.Thread(target=wait, name="tfx-recv-async", daemon=True).start()
+        start(request, answered, step)
+
+    def _wait_for(self, key: str, done: Callable[[Any, BaseException | None], None],
+                  step: Any) -> None:
+        try:
+            value = self.recv(key, step)
+        except BaseException as exc:  # noqa: BLE001 - handed to the callback
+            done(None, exc)
+        else:
+            done(value, None)
+
+    @staticmethod
+    def _value_of(response: distributed_pb2.RecvTensorResponse, key: str, source: str) -> Any:
+        if response.is_dead:
+            return DEAD
+        return tensor_from_proto(response.tensor, f"tensor {parse_key(key).tensor_name!r} "
+                                                  f"received from {source}")

@@ -250,6 +250,36 @@ class ServiceClient:
 
         return invoke
 
+    def call_async(self, name: str, request: Any, done: Callable[[Any, Any], None],
+                   step: Any = None) -> None:
+        """Start RPC `name` and return; `done(response, None)` or `done(None, error)` runs
+        on a gRPC thread when it is answered. Nothing waits for the answer: the step's
+        deadline bounds the call and its cancellation (`step.cancelled`) cancels it."""
+        timeout = step.remaining() if step is not None else None
+        future = self._calls[name].future(request, timeout=timeout, metadata=self._metadata)
+        flag = getattr(step, "cancelled", None)
+        registration = None
+        if flag is not None:
+            registration = flag.add_callback(future.cancel)
+            if registration is None:  # cancelled already
+                future.cancel()
+
+        def answered(call: Any) -> None:
+            if flag is not None:
+                flag.remove_callback(registration)
+            if call.cancelled():
+                done(None, CancelledError(f"{name} to {self.who} at {self.address} was "
+                                          "cancelled: the step was cancelled"))
+                return
+            try:
+                response = call.result()
+            except grpc.RpcError as exc:
+                done(None, self._error(name, exc))
+            else:
+                done(response, None)
+
+        future.add_done_callback(answered)
+
     def _error(self, name: str, exc: grpc.RpcError) -> TfxError:
         code = exc.code() if hasattr(exc, "code") else grpc.StatusCode.UNKNOWN
         details = exc.details() if hasattr(exc, "details") else str(exc)
@@ -275,6 +305,11 @@ class GrpcWorker(ServiceClient):
                                    who=f"task {task}", **kwargs)
         self.join_group = collective.join_group
         self.fetch_contribution = collective.fetch_contribution
+
+    def recv_tensor_async(self, request: pb.RecvTensorRequest,
+                          done: Callable[[Any, Any], None], step: Any = None) -> None:
+        """RecvTensor without a waiting thread (`call_async`)."""
+        self.call_async("RecvTensor", request, done, step)
 
 
 class GrpcMaster(ServiceClient):

@@ -4,9 +4,9 @@ A Send's key is fixed by its attrs except the `frame_id:iter_id` suffix, taken
 from the loop frame and iteration the node runs in (the frame numbered as
 TensorFlow numbers it, so a loop split across a TensorFlow task and a tfx task
 meets in the keys). Both run on dead inputs, as TensorFlow's transfers do: Send
-never blocks and passes a dead value through; Recv blocks on a pool thread
-until its key arrives, polling the step's cancellation, and may produce a dead
-value.
+never blocks and passes a dead value through; Recv asks the rendezvous for its
+key and calls back when it arrives (`compute_async`: no thread waits, and the
+step's cancellation ends the wait), and may produce a dead value.
 Between host-memory devices a tensor is handed over, not copied.
 """
 
@@ -53,8 +53,31 @@ class Send(_Transfer):
 
 @register_kernel(["_Recv", "_HostRecv"], "CPU")
 class Recv(_Transfer):
-    blocking = True
+    blocking = True  # `compute` waits; the executor calls `compute_async`, which does not
+
+    def compute_async(self, ctx, done):
+        """Ask the rendezvous for the tensor and return: `done(outputs, error)` runs when
+        it arrives, or when the step is cancelled first."""
+
+        def received(value, error):
+            if error is not None:
+                done(None, error)
+                return
+            try:
+                outputs = self.received(value)
+            except Exception as exc:  # noqa: BLE001 - reported as the kernel's error
+                done(None, exc)
+            else:
+                done(outputs, None)
+
+        self._rendezvous(ctx).recv_async(self.key(ctx), received, ctx.step)
 
     def compute(self, ctx):
+        """The same, waiting on this thread."""
         return (self._rendezvous(ctx).recv(self.key(ctx), ctx.step),)
+
+    def received(self, value):
+        """The outputs of `compute_async` for a received value (a GPU's Recv moves it to
+        the GPU; its `compute` is wrapped for that instead)."""
+        return (value,)
 

@@ -23,6 +23,7 @@ built (through `tfx.core.devices.local_gpu`), never when this module loads.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from tfx.core import dtypes
@@ -115,6 +116,11 @@ class OnGPU:
         moved = [gpu.copy_to_host(x) if host else gpu.copy_from_host(x)
                  for x, host in zip(inputs, self._input_on_host)]
         with gpu.context:
-            outputs = super().compute(*context, *moved)
+            return self.placed_outputs(super().compute(*context, *moved))
+
+    def placed_outputs(self, outputs: Sequence[Any]) -> tuple:
+        """Each output in the memory it lives in: host memory or this GPU's."""
+        gpu = self._gpu
+        with gpu.context:
             return tuple(gpu.copy_to_host(y) if host else gpu.copy_from_host(y)
                          for y, host in zip(outputs, self._output_on_host))

@@ -43,6 +43,9 @@ class GPUSend(OnGPU, Send):
 class GPURecv(OnGPU, Recv):
     """_Recv on a GPU: the received tensor goes to GPU memory unless its type is host's."""
 
+    def received(self, value: Any) -> tuple:
+        return self.placed_outputs((value,))
+
 
 @register_kernel("_HostSend", "GPU")
 class GPUHostSend(OnGPU, Send):

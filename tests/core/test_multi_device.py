@@ -16,6 +16,7 @@ import tfx
 from tfx.core.devices import DeviceSet, incarnation_of
 from tfx.core.eager import make_node_def
 from tfx.core.errors import (
+    CancelledError,
     DeadlineExceededError,
     InvalidArgumentError,
     NotFoundError,
@@ -390,6 +391,56 @@ def test_more_waiting_recvs_than_a_pool_of_threads() -> None:
     run_partitions([job], state, {}, [], rendezvous=rendezvous)
     helper.join(timeout=5)
     assert not helper.is_alive()
+
+
+def _waiting_recvs(count: int) -> Graph:
+    """`count` Recvs from CPU:1 on CPU:0 whose sum is the target."""
+    nodes = [
+        _node("_Recv", f"r{i}", [], {"tensor_type": "float32", "tensor_name": f"t{i}",
+                                     "send_device": CPU1, "send_device_incarnation": 1,
+                                     "recv_device": CPU0, "client_terminated": False}, CPU0)
+        for i in range(count)]
+    nodes.append(_node("AddN", "sum", [f"r{i}" for i in range(count)],
+                       {"T": "float32", "N": count}, CPU0))
+    return Graph.from_graph_def(graph_pb2.GraphDef(node=nodes))
+
+
+def test_a_waiting_recv_holds_no_thread() -> None:
+    # More Recvs wait at once than the blocking pool has threads (4,096): each asks the
+    # rendezvous to call back, so the step makes no thread for them at all.
+    count = 5000
+    job = compile_partition(StepPartition(CPU0, _waiting_recvs(count), ("sum",)))
+    rendezvous = LocalRendezvous()
+    state = StepState(ResourceManager(), timeout=60)
+    threads_before = threading.active_count()
+    runner = threading.Thread(target=run_partitions, args=([job], state, {}, []),
+                              kwargs={"rendezvous": rendezvous}, daemon=True)
+    runner.start()
+    deadline = time.monotonic() + 30
+    while len(rendezvous._waiters) < count and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert len(rendezvous._waiters) == count  # every Recv is waiting
+    assert threading.active_count() <= threads_before + 2
+    for i in reversed(range(count)):
+        rendezvous.send(create_key(CPU1, 1, CPU0, f"t{i}"), np.float32(1.0))
+    runner.join(timeout=30)
+    assert not runner.is_alive() and not rendezvous.pending_keys()
+
+
+@pytest.mark.parametrize("end", ["cancel", "deadline"])
+def test_a_waiting_recv_ends_with_its_step(end: str) -> None:
+    # No thread polls a waiting Recv: the step's cancellation (or its deadline) answers it.
+    job = compile_partition(StepPartition(CPU0, _waiting_recvs(3), ("sum",)))
+    rendezvous = LocalRendezvous()
+    state = StepState(ResourceManager(), timeout=0.3 if end == "deadline" else 60)
+    if end == "cancel":
+        threading.Timer(0.3, state.cancelled.set).start()
+    start = time.monotonic()
+    error = CancelledError if end == "cancel" else DeadlineExceededError
+    with pytest.raises(error):
+        run_partitions([job], state, {}, [], rendezvous=rendezvous)
+    assert time.monotonic() - start < 5
+    assert not rendezvous._waiters  # each wait was taken back
 
 
 def test_a_loop_entered_dead_sends_its_test_dead() -> None:

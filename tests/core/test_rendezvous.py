@@ -7,6 +7,7 @@ import time
 
 import pytest
 
+from tfx.core.cancellation import CancellationFlag
 from tfx.core.errors import (
     CancelledError,
     DeadlineExceededError,
@@ -137,3 +138,34 @@ def test_take_returns_what_arrived_without_waiting() -> None:
     rendezvous.abort(CancelledError("step cancelled"))
     with pytest.raises(CancelledError, match="step cancelled"):
         rendezvous.take("other")
+
+
+def test_an_asynchronous_receive_ends_with_its_step() -> None:
+    rendezvous = LocalRendezvous()
+    step = StepState()
+    called: list = []
+    rendezvous.recv_async("k", lambda value, error: called.append((value, error)), step)
+    rendezvous.recv_async("answered", lambda value, error: called.append((value, error)),
+                          step)
+    rendezvous.send("answered", 1.0)
+    assert called == [(1.0, None)]
+    step.cancelled.set()
+    assert len(called) == 2 and isinstance(called[1][1], CancelledError)
+    rendezvous.send("k", 2.0)  # too late: the wait was taken back, and answered once
+    assert len(called) == 2 and rendezvous.pending_keys() == ["k"]
+    # A step cancelled already answers at once.
+    rendezvous.recv_async("j", lambda value, error: called.append((value, error)), step)
+    assert len(called) == 3 and isinstance(called[2][1], CancelledError)
+    assert not rendezvous._waiters
+
+
+def test_a_cancellation_flag_runs_each_callback_once() -> None:
+    flag = CancellationFlag()
+    ran: list = []
+    first = flag.add_callback(lambda: ran.append(1))
+    second = flag.add_callback(lambda: ran.append(2))
+    flag.remove_callback(second)
+    flag.set()
+    flag.set()
+    assert ran == [1] and flag.is_set() and first is not None
+    assert flag.add_callback(lambda: ran.append(3)) is None and ran == [1]
