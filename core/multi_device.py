@@ -35,35 +35,17 @@ client sends it). A fetch of a fed tensor is answered with the fed value.
 Errors and cancellations reach every partition: the first failure aborts the
 rendezvous and cancels the step, and the error raised is that first failure,
 not the cancellations it caused.
-
-One thing the executor does not do is made up for here, in the graphs each
-step runs (the partition graphs written by `tfx partition` stay as TensorFlow
-writes them):
-
-* a Recv blocks a thread of the executor's blocking pool while it waits, and
-  that pool is bounded, so many waiting Recvs could starve the ones that
-  would make progress. A partition's Recvs are therefore chained in the
-  topological order of the tensors they carry (each waits for the previous
-  through a Merge gate), so at most one per partition waits at a time; a
-  topological order keeps the chain free of cycles. A feed's Recv stays out
-  of the chain: its value is in the rendezvous before the partitions start.
 """
 
 from __future__ import annotations
 
-import re
 import threading
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
-
-from tfx.core import dtypes
-from tfx.core.colocation import frame_name, frame_paths
 from tfx.core.cost_model import CostModel
 from tfx.core.devices import DeviceSet
-from tfx.core.eager import make_node_def
 from tfx.core.errors import (
     CancelledError,
     FailedPreconditionError,
@@ -71,8 +53,8 @@ from tfx.core.errors import (
     NotFoundError,
 )
 from tfx.core.executor import StepState, run_plan
-from tfx.core.graph import Graph, Node, Output
-from tfx.core.partitioner import PartitionedGraph, Transfer, partition
+from tfx.core.graph import Graph, Output
+from tfx.core.partitioner import PartitionedGraph, partition
 from tfx.core.placer import Placement, place
 from tfx.core.plan_builder import FeedSpec, OpSegment, PreparedStep, build_plan, feed_spec
 from tfx.core.rendezvous import LocalRendezvous, parse_key
@@ -85,7 +67,6 @@ from tfx.core.session import (
     _unflatten,
 )
 from tfx.kernels.base import DEAD
-from tfx.protos import graph_pb2
 
 
 @dataclass(frozen=True)
@@ -172,8 +153,7 @@ def prepare_step(graph: Graph, feeds: Sequence[str], fetches: Sequence[str],
     cut = cut_step(graph, feeds, fetches, targets, client=client, incarnations=incarnations)
     whole_machine = partial and len(cut.partitions) == 1
     jobs = tuple(compile_partition(piece, (device_types or {}).get(piece.device, "CPU"), kernels,
-                                   one_kernel_at_a_time=not whole_machine,
-                                   feeds_first=not partial)
+                                   one_kernel_at_a_time=not whole_machine)
                  for piece in cut.partitions)
     return PartitionedStep(cut.feeds, cut.feed_keys, cut.fetch_keys, cut.fetch_sources, jobs,
                            cut.parts)
@@ -185,8 +165,8 @@ def cut_step(graph: Graph, feeds: Sequence[str], fetches: Sequence[str],
              numbers: Iterator[int] | None = None) -> CutStep:
     """Cut a placed graph for one step signature: one step graph per device that runs.
 
-    Each step graph is its device's partition with the step's Recvs chained
-    (module doc); its targets are the Sends it runs and the step's targets there. This is
+    Each step graph is its device's partition; its targets are the Sends it runs and the
+    step's targets there. This is
     what a master registers with the workers (`tfx.core.distributed.master`), which
     passes one counter (`numbers`) for all of a session's cuts (see `partition`).
     """
@@ -201,7 +181,6 @@ def cut_step(graph: Graph, feeds: Sequence[str], fetches: Sequence[str],
     sent = list(dict.fromkeys(name for name in fetch_names if name not in fed))
     parts = partition(graph, incarnations, feeds=list(fed), fetches=sent, client=client,
                       near_use=True, numbers=numbers)
-    source = parts.source
 
     by_recv = {(t.recv_device, t.recv_node): t for t in parts.transfers}
     # Walk back from fetches and targets through every partition, Recv -> Send.
@@ -220,7 +199,6 @@ def cut_step(graph: Graph, feeds: Sequence[str], fetches: Sequence[str],
         if transfer is not None:
             stack.append((transfer.send_device, transfer.send_node))
 
-    positions = {node.name: i for i, node in enumerate(completion_order(source))}
     pieces = []
     for device, partition_graph in parts.graphs.items():
         if not needed[device]:
@@ -228,11 +206,8 @@ def cut_step(graph: Graph, feeds: Sequence[str], fetches: Sequence[str],
         step_targets = [t.send_node for t in parts.transfers
                         if t.send_device == device and t.send_node in needed[device]]
         step_targets += [f.node for f in parts.fetches if f.device == device]
-        recvs = [t for t in parts.transfers
-                 if t.recv_device == device and t.recv_node in needed[device]]
         step_targets += [name for name in targets if parts.device_of[name] == device]
-        step_graph = _step_graph(partition_graph, device, recvs, positions)
-        pieces.append(StepPartition(device, step_graph, tuple(step_targets)))
+        pieces.append(StepPartition(device, partition_graph, tuple(step_targets)))
     key_of = {f.tensor: k for k, f in enumerate(parts.fetches)}
     fetch_sources = tuple(("feed", fed[name]) if name in fed else ("recv", key_of[name])
                           for name in fetch_names)
@@ -243,28 +218,20 @@ def cut_step(graph: Graph, feeds: Sequence[str], fetches: Sequence[str],
 
 def compile_partition(piece: StepPartition, device_type: str = "CPU",
                       kernels: OpSegment | None = None, *,
-                      one_kernel_at_a_time: bool = True,
-                      feeds_first: bool = True) -> PartitionJob:
+                      one_kernel_at_a_time: bool = True) -> PartitionJob:
     """Build the plan one device runs for a step (no feeds, no fetches of its own).
 
     A device runs one kernel at a time, on its partition's thread, as the placer's
     simulation assumes of the virtual devices that share this process's cores:
     parallelism comes from the devices. A device that is a whole machine (a task's
     only CPU) runs independent expensive kernels at once, as a Session does
-    (`one_kernel_at_a_time=False`). `feeds_first=False` says the client's feeds may
-    arrive after the step starts (a partial run's).
+    (`one_kernel_at_a_time=False`).
     """
     prepared = build_plan(piece.graph, [], [], list(piece.targets), device_type,
                           kernels=kernels)
-    # A feed's Recv finds its value at once (the client sends every feed before the
-    # partitions start), so it runs inline rather than on the blocking pool.
-    client_recvs = {node.name for node in piece.graph if feeds_first and
-                    node.op == "_Recv" and node.attrs.get("client_terminated")}
-    for plan_node in prepared.plan.nodes:
-        if one_kernel_at_a_time:
+    if one_kernel_at_a_time:
+        for plan_node in prepared.plan.nodes:
             plan_node.expensive = False
-        if plan_node.name in client_recvs:
-            plan_node.blocking = False
     return PartitionJob(piece.device, prepared)
 
 
@@ -281,79 +248,6 @@ def _missing(graph: Graph, name: str) -> str:
     except NotFoundError as exc:
         return str(exc)
     return ""
-
-
-_ENTERS = ("Enter", "RefEnter")
-_EXITS = ("Exit", "RefExit")
-
-
-def completion_order(graph: Graph) -> list[Node]:
-    """The nodes in an order in which their values can become available.
-
-    A topological order ignores the loops' back edges, so it may put a loop's
-    Exit before a tensor that enters the loop: an accumulator's Exit depends,
-    ignoring back edges, only on its initial value and the loop condition, yet
-    it leaves with what the body added, computed from every Enter its
-    NextIteration reads (found by fuzzing: a Recv chain ordered so deadlocked
-    on a while-loop gradient). Here each Exit also waits for the Enters of its
-    frame that its value can come from, through the back edges; only those,
-    since a frame may take some Enters after others of its variables have
-    left (TensorFlow's gradient counter, `loop_compiler._may_wait_for_itself`).
-    A graph where even that makes a cycle keeps the topological order.
-    """
-    order = graph.topological_order()
-    if not any(node.op in _EXITS for node in order):
-        return order
-    paths = frame_paths(graph)
-    waits = {node: _enters_read_by(node, paths[node][-1])
-             for node in order if node.op in _EXITS and paths.get(node)}
-    try:
-        return graph.topological_order(after=waits)
-    except InvalidArgumentError:
-        return order
-
-
-def _enters_read_by(exit_node: Node, frame: str) -> list[Node]:
-    """The Enters of `frame` that the value leaving through `exit_node` may come from."""
-    found: list[Node] = []
-    seen = {exit_node}
-    stack = [exit_node]
-    while stack:
-        node = stack.pop()
-        for producer in [s.node for s in node.inputs] + list(node.control_inputs):
-            if producer in seen:
-                continue
-            seen.add(producer)
-            if producer.op in _ENTERS and frame_name(producer) == frame:
-                found.append(producer)
-            else:
-                stack.append(producer)
-    return found
-
-
-def _step_graph(graph: Graph, device: str, recvs: list[Transfer],
-                positions: dict[str, int]) -> Graph:
-    """The partition graph with this step's Recvs chained (see module doc)."""
-    if len(recvs) < 2:
-        return graph
-    graph = Graph.from_graph_def(graph.to_graph_def())
-    # The token's name tells devices apart: a master merges a task's device graphs into one.
-    tag = re.sub(r"[^A-Za-z0-9_.]", "_", device.strip("/"))
-    token = graph.add_node(graph.unique_name(f"_tfx_step/token/{tag}"), "Const",
-                           attr=_attrs("Const", dtype=dtypes.float32,
-                                       value=np.zeros((), np.float32)),
-                           device=device)
-    ordered = sorted(recvs, key=lambda t: (positions[t.source_node], t.source))
-    for before, after in zip(ordered, ordered[1:]):
-        gate = graph.add_node(graph.unique_name(f"{after.recv_node}/_after"), "Merge",
-                              [token.output(0)], [graph.node(before.recv_node)],
-                              _attrs("Merge", T=dtypes.float32, N=1), device)
-        graph.add_control_input(graph.node(after.recv_node), gate)
-    return graph
-
-
-def _attrs(op: str, **values: Any) -> dict[str, graph_pb2.AttrValue]:
-    return dict(make_node_def(op, "_", [], values).attr)
 
 
 # --- running a step ----------------------------------------------------------------------

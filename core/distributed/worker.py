@@ -98,8 +98,6 @@ class _Registered:
     jobs: tuple[PartitionJob, ...]
     pieces: tuple[StepPartition, ...]
     graph: Graph
-    # The plans a partial run runs, compiled at its first step (its feeds arrive late).
-    partial_jobs: list[tuple[PartitionJob, ...]] = field(default_factory=list)
 
 
 @dataclass
@@ -225,14 +223,13 @@ class Worker:
             session.graphs[handle] = _Registered(jobs, tuple(pieces), graph)
         return pb.RegisterGraphResponse(graph_handle=handle)
 
-    def _compile(self, session: _Session, pieces: Sequence[StepPartition],
-                 partial: bool = False) -> tuple[PartitionJob, ...]:
+    def _compile(self, session: _Session, pieces: Sequence[StepPartition]
+                 ) -> tuple[PartitionJob, ...]:
         # A task with one CPU device gives it the whole machine; several split it.
         cpus = [d.name for d in self.devices if d.device_type == "CPU"]
         return tuple(compile_partition(piece, self.devices.get(piece.device).kernels,
                                        session.kernels,
-                                       one_kernel_at_a_time=cpus != [piece.device],
-                                       feeds_first=not partial)
+                                       one_kernel_at_a_time=cpus != [piece.device])
                      for piece in pieces)
 
     def _split(self, graph_def: graph_pb2.GraphDef) -> tuple[Graph, list[StepPartition]]:
@@ -356,17 +353,13 @@ class Worker:
         return response
 
     def _start_partial(self, request: pb.RunGraphRequest) -> _PartialStep:
-        session = self._session(request.session_handle)
-        registered = self._registered(request.session_handle, request.graph_handle)
-        with self._lock:
-            if not registered.partial_jobs:
-                registered.partial_jobs.append(self._compile(session, registered.pieces, True))
+        self._registered(request.session_handle, request.graph_handle)  # (or NotFoundError)
         partial = _PartialStep(self._rendezvous(request.step_id))
 
         def run() -> None:
             try:
                 self.run_step(request.session_handle, request.graph_handle, request.step_id,
-                              {}, [], partial=True)
+                              {}, [])
             except BaseException as exc:  # noqa: BLE001 - the call that waits reports it
                 partial.errors.append(exc)
 
@@ -400,14 +393,13 @@ class Worker:
 
     def run_step(self, session_handle: str, graph_handle: str, step_id: int,
                  sends: dict[str, Any], recv_keys: list[str], caller: Any = None,
-                 trace: StepTrace | None = None, partial: bool = False) -> list[Any]:
+                 trace: StepTrace | None = None) -> list[Any]:
         """RunGraph without the messages: what an in-process master calls, so the feeds
         and fetches of its own task are not encoded only to be decoded again. A `trace`
-        records the step's kernels (see `describe_step`); `partial` runs the plans of a
-        partial run, whose feeds arrive while they run."""
+        records the step's kernels (see `describe_step`)."""
         session = self._session(session_handle)
         registered = self._registered(session_handle, graph_handle)
-        jobs = registered.partial_jobs[0] if partial else registered.jobs
+        jobs = registered.jobs
         rendezvous = self._rendezvous(step_id)
         timeout = caller.remaining() if caller is not None else None
         state = StepState(session.resources, rendezvous, timeout)
