@@ -54,7 +54,7 @@ from typing import Any
 
 import numpy as np
 
-from tfx.core import dtypes
+from tfx.core import dtypes, tensor_util
 from tfx.core.checkpoint import variants
 from tfx.core.errors import (
     CancelledError,
@@ -508,6 +508,38 @@ class OptionalValue:
 
     def __repr__(self) -> str:
         return "<Optional empty>" if self.element is None else f"<Optional {self.element}>"
+
+    TYPE_NAME = "tensorflow::data::Optional"
+
+    def encode(self) -> tensor_pb2.VariantTensorDataProto:
+        """TensorFlow's encoding of an optional (OptionalVariant::Encode), as it crosses
+        between tasks: one metadata byte, 1 if it holds an element, whose components are
+        the proto's tensors."""
+        proto = tensor_pb2.VariantTensorDataProto(
+            type_name=self.TYPE_NAME, metadata=b"\x01" if self.has_value else b"\x00")
+        for component in self.element or ():
+            is_variant = (isinstance(component, np.ndarray) and component.dtype == object
+                          and component.size and all(
+                              callable(getattr(v, "encode", None)) and not isinstance(v, str)
+                              for v in component.flat))
+            tensor_util.from_ndarray(component, dtypes.variant if is_variant else None,
+                                     proto.tensors.add())
+        return proto
+
+    @classmethod
+    def decode(cls, proto: tensor_pb2.VariantTensorDataProto) -> OptionalValue:
+        """The optional `encode` (or TensorFlow) encoded; DataLossError if it is malformed
+        (it comes from a peer or a file: untrusted)."""
+        if proto.metadata not in (b"\x00", b"\x01") or (
+                proto.metadata == b"\x00" and proto.tensors):
+            raise DataLossError("a malformed Optional: its metadata must be one byte, 0 "
+                                "(empty, with no tensors) or 1")
+        if proto.metadata == b"\x00":
+            return cls(None)
+        return cls([tensor_util.to_ndarray(t, "Optional component") for t in proto.tensors])
+
+
+variants.register(OptionalValue.TYPE_NAME, OptionalValue.decode)
 
 
 def optional_from_tensor(tensor: Any, what: str = "optional") -> OptionalValue:

@@ -156,6 +156,26 @@ def test_a_tensor_list_travels_between_tasks(cluster) -> None:
     np.testing.assert_array_equal(got, [[0, 0], [0, 0], [3, 4], [0, 0]])
 
 
+def test_an_optional_travels_between_tasks(cluster) -> None:
+    # TensorFlow's master put a v2 cond's gradient on two tasks, and an Optional (the
+    # cond's saved intermediates) made on the tfx task had to cross: it could not be
+    # encoded (found by fuzzing a TensorFlow master with a tfx worker).
+    workers, _ = cluster
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, [2])
+        with tf.device("/job:worker/task:1"):
+            held = tf.raw_ops.OptionalFromValue(components=[x * 2, tf.constant(b"s")])
+            empty = tf.raw_ops.OptionalNone()
+        with tf.device("/job:worker/task:0"):
+            doubled, text = tf.raw_ops.OptionalGetValue(
+                optional=held, output_types=[tf.float32, tf.string], output_shapes=[[2], []])
+            has = tf.raw_ops.OptionalHasValue(optional=empty)
+        with tf.Session(workers[0].target) as sess:
+            got = sess.run([doubled, text, has], {x: [1, 2]})
+    np.testing.assert_array_equal(got[0], [2, 4])
+    assert got[1] == b"s" and not got[2]
+
+
 def test_an_error_on_another_task_names_the_node_and_the_session_goes_on(cluster) -> None:
     workers, _ = cluster
     with tf.Graph().as_default():
