@@ -440,6 +440,43 @@ def test_a_waiting_recv_ends_with_its_step(end: str) -> None:
     assert not rendezvous._waiters  # each wait was taken back
 
 
+def test_cancelling_a_step_at_any_moment_ends_every_waiting_recv() -> None:
+    # Cancellation races the tensors: each Recv is answered once, by its tensor or by the
+    # cancellation, and the step ends (a value or CancelledError) with no wait left over.
+    count = 60
+    transfer = {"send_device": CPU0, "send_device_incarnation": 1, "recv_device": CPU1,
+                "client_terminated": False}
+    sender = Graph.from_graph_def(graph_pb2.GraphDef(node=[
+        node for i in range(count) for node in (
+            _node("Const", f"c{i}", [], {"dtype": "float32", "value": np.float32(i)}, CPU0),
+            _node("Sqrt", f"s{i}", [f"c{i}"], {"T": "float32"}, CPU0),
+            _node("_Send", f"send{i}", [f"s{i}"],
+                  {"T": "float32", "tensor_name": f"t{i}", **transfer}, CPU0))]))
+    receiver = Graph.from_graph_def(graph_pb2.GraphDef(node=[
+        *(_node("_Recv", f"r{i}", [], {"tensor_type": "float32", "tensor_name": f"t{i}",
+                                       **transfer}, CPU1) for i in range(count)),
+        _node("AddN", "sum", [f"r{i}" for i in range(count)], {"T": "float32", "N": count},
+              CPU1)]))
+    jobs = [compile_partition(StepPartition(CPU0, sender, tuple(f"send{i}"
+                                                                for i in range(count)))),
+            compile_partition(StepPartition(CPU1, receiver, ("sum",)))]
+    rng = np.random.default_rng(0)
+    outcomes = set()
+    for _ in range(40):
+        rendezvous = LocalRendezvous()
+        state = StepState(ResourceManager(), timeout=30)
+        threading.Timer(rng.uniform(0, 0.004), state.cancelled.set).start()
+        start = time.monotonic()
+        try:
+            run_partitions(jobs, state, {}, [], rendezvous=rendezvous)
+            outcomes.add("ran")
+        except CancelledError:
+            outcomes.add("cancelled")
+        assert time.monotonic() - start < 5
+        assert not rendezvous._waiters and not state.cancelled._callbacks
+    assert "cancelled" in outcomes
+
+
 def test_a_loop_entered_dead_sends_its_test_dead() -> None:
     # TensorFlow fires a loop's Merge dead on a dead Enter, so a loop in an untaken branch
     # (or in an outer loop's last iteration) runs its test once, dead. TensorFlow's master
