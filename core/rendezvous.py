@@ -10,11 +10,10 @@ key arrives, polling the step's cancellation and deadline; `recv_async` calls
 back instead, holding no thread (the step's cancellation, a
 `tfx.core.cancellation.CancellationFlag`, ends it); and `take` returns what has
 arrived without waiting (the client's fetches, once the step's partitions have
-finished). A dead value
-(an untaken branch of a conditional, a loop's last test) passes through like
-any other: the executor runs a `_Send` whose input is dead, as TensorFlow runs
-its transfer nodes, so the `_Recv` gets DEAD rather than waiting. Each key is
-sent once and received once.
+finished). A dead value (an untaken branch of a conditional, a loop's last test)
+passes through like any other: the executor runs a `_Send` whose input is dead,
+as TensorFlow runs its transfer nodes, so the `_Recv` gets DEAD rather than
+waiting. Each key is sent once and received once.
 
 `abort(error)` fails every waiting and later receive with `error`: the
 multi-device runner calls it when any partition of the step fails, so the
