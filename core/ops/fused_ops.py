@@ -31,6 +31,11 @@ ACTIVATIONS = {
     "_FusedDepthwiseConv2dNative": ("Relu", "Relu6", "Elu"),
     "_FusedMatMul": ("Relu", "Relu6", "Elu", "LeakyRelu"),
 }
+# What tfx's kernels also run: TensorFlow 2.21's remapper (with oneDNN, its default on
+# x86) fuses Tanh and Sigmoid after a MatMul's BiasAdd on a CPU, and a TensorFlow master
+# sends such a _FusedMatMul to its workers. tfx's own fusion pass does not make them.
+KERNEL_ACTIVATIONS = {**ACTIVATIONS,
+                      "_FusedMatMul": (*ACTIVATIONS["_FusedMatMul"], "Tanh", "Sigmoid")}
 _FUSED_ATTRS = ("fused_ops: list(string) = []", "epsilon: float = 0.0001",
                 "leakyrelu_alpha: float = 0.2")
 

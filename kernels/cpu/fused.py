@@ -5,10 +5,11 @@ A fused kernel runs the linear op's own CPU kernel, then adds the bias and
 applies the activation in place on its result: the unfused graph's
 intermediate tensors are never allocated, and the elementwise work happens
 while the output is still in cache. `fused_ops` is `[BiasAdd]`, optionally
-followed by one of Relu, Relu6, Elu or (not for depthwise) LeakyRelu, what
-TensorFlow's CPU kernels accept; the results are those of the unfused chain,
-NaN included. `_UnaryOpsComposition` runs each named op's own CPU kernel in
-turn, so its values are the unfused chain's.
+followed by one of Relu, Relu6, Elu or (not for depthwise) LeakyRelu, or, for
+a MatMul, Tanh or Sigmoid (run by their own kernels), what TensorFlow's CPU
+kernels accept; the results are those of the unfused chain, NaN included.
+`_UnaryOpsComposition` runs each named op's own CPU kernel in turn, so its
+values are the unfused chain's.
 """
 
 from __future__ import annotations
@@ -21,13 +22,14 @@ from tfx.core import dtypes
 from tfx.core.errors import InvalidArgumentError, UnimplementedError
 from tfx.core.kernel_registry import find_kernel
 from tfx.core.op_registry import get_op
-from tfx.core.ops.fused_ops import ACTIVATIONS, FUSED_OPS, UNARY_COMPOSABLE
+from tfx.core.ops.fused_ops import FUSED_OPS, KERNEL_ACTIVATIONS, UNARY_COMPOSABLE
 from tfx.kernels.base import OpKernel, register_kernel
 from tfx.kernels.cpu import intra_op
 from tfx.kernels.cpu.intra_op import map_batch
 from tfx.kernels.cpu.nn import add_bias, clip_ufunc
 
 _HALF_AND_UP = (dtypes.float16, dtypes.float32, dtypes.float64)
+_BY_OWN_KERNEL = ("Tanh", "Sigmoid")
 
 
 class _FusedLinear(OpKernel):
@@ -47,7 +49,7 @@ class _FusedLinear(OpKernel):
         self._base = kernel_class(self.name, base_op, base_attrs, [dtype, dtype], [dtype],
                                   self.device)
         ops = list(fused_ops)
-        activations = ACTIVATIONS[self.op]
+        activations = KERNEL_ACTIVATIONS[self.op]
         if not ops or ops[0] != "BiasAdd" or len(ops) > 2 or (
             len(ops) == 2 and ops[1] not in activations
         ):
@@ -56,6 +58,12 @@ class _FusedLinear(OpKernel):
                 f"optionally followed by one of {', '.join(activations)}"
             )
         self._activation = ops[1] if len(ops) == 2 else None
+        # Tanh and Sigmoid run as their own kernels do, so the values are the unfused ones.
+        self._unary = None
+        if self._activation in _BY_OWN_KERNEL:
+            unary = find_kernel(self._activation, "CPU", {"T": dtype})
+            self._unary = unary(self.name, self._activation, {"T": dtype}, [dtype], [dtype],
+                                self.device)
         self._alpha = float(leakyrelu_alpha)
         self._nchw = data_format == "NCHW"
         self._np = dtype.np
@@ -105,6 +113,8 @@ class _FusedLinear(OpKernel):
         elif self._activation == "LeakyRelu":
             negative = y < 0
             y[negative] *= y.dtype.type(self._alpha)
+        elif self._unary is not None:  # (a MatMul's: never a piece of a split batch)
+            (y,) = self._unary.compute(y)
         return y
 
 

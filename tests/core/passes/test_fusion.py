@@ -137,6 +137,9 @@ def test_fused_kernel_keeps_nan_and_matches_the_chain() -> None:
         ("Relu6", [[1.0, np.nan], [0.0, np.nan]]),
         ("LeakyRelu", [[1.0, np.nan], [-0.6, np.nan]]),
         ("Elu", [[1.0, np.nan], [np.expm1(-3.0), np.nan]]),
+        # (TensorFlow's remapper fuses these two after a MatMul; tfx's pass does not)
+        ("Tanh", [[np.tanh(1.0), np.nan], [np.tanh(-3.0), np.nan]]),
+        ("Sigmoid", [[1 / (1 + np.exp(-1.0)), np.nan], [1 / (1 + np.exp(3.0)), np.nan]]),
     ):
         got = _fused_matmul(x, w, b, ["BiasAdd", activation], leakyrelu_alpha=0.2)
         np.testing.assert_allclose(got, np.asarray(want, np.float32), rtol=1e-6)
@@ -146,7 +149,12 @@ def test_fused_kernel_keeps_nan_and_matches_the_chain() -> None:
 def test_fused_kernel_refuses_what_it_cannot_do() -> None:
     x = np.ones((2, 2), np.float32)
     with pytest.raises(UnimplementedError, match="supported: \\[BiasAdd\\]"):
-        _fused_matmul(x, x, np.zeros(2, np.float32), ["BiasAdd", "Sigmoid"])
+        _fused_matmul(x, x, np.zeros(2, np.float32), ["BiasAdd", "Softplus"])
+    with pytest.raises(UnimplementedError, match="LeakyRelu$"):  # no Tanh after a Conv2D
+        run_op("_FusedConv2D", [np.ones((1, 3, 3, 2), np.float32),
+                                np.ones((1, 1, 2, 1), np.float32), np.zeros(1, np.float32)],
+               fused_ops=["BiasAdd", "Tanh"], num_args=1, T="float32",
+               strides=[1, 1, 1, 1], padding="SAME")
     image, w = np.ones((1, 3, 3, 2), np.float32), np.ones((1, 1, 2, 1), np.float32)
     with pytest.raises(UnimplementedError, match="one of Relu, Relu6, Elu$"):
         run_op("_FusedDepthwiseConv2dNative", [image, w, np.zeros(2, np.float32)],
