@@ -4,10 +4,12 @@
 A fused kernel runs the linear op's own CPU kernel, then adds the bias and
 applies the activation in place on its result: the unfused graph's
 intermediate tensors are never allocated, and the elementwise work happens
-while the output is still in cache. `fused_ops` is `[BiasAdd]`, optionally
-followed by one of Relu, Relu6, Elu or (not for depthwise) LeakyRelu, or, for
-a MatMul, Tanh or Sigmoid (run by their own kernels), what TensorFlow's CPU
-kernels accept; the results are those of the unfused chain, NaN included.
+while the output is still in cache. `fused_ops` is `[BiasAdd]` (for a Conv2D
+also `[FusedBatchNorm]`, inference batch norm whose args are scale, offset,
+mean and variance), optionally followed by one of Relu, Relu6, Elu or (not for
+depthwise) LeakyRelu, or, for a MatMul, Tanh or Sigmoid (run by their own
+kernels), what TensorFlow's CPU kernels accept; the results are those of the
+unfused chain, NaN included.
 `_UnaryOpsComposition` runs each named op's own CPU kernel in turn, so its
 values are the unfused chain's.
 """
@@ -30,6 +32,8 @@ from tfx.kernels.cpu.nn import add_bias, clip_ufunc
 
 _HALF_AND_UP = (dtypes.float16, dtypes.float32, dtypes.float64)
 _BY_OWN_KERNEL = ("Tanh", "Sigmoid")
+# What `fused_ops` may start with, where not BiasAdd alone (TensorFlow's CPU kernels).
+_FIRST_OPS = {"_FusedConv2D": ("BiasAdd", "FusedBatchNorm")}
 
 
 class _FusedLinear(OpKernel):
@@ -41,7 +45,7 @@ class _FusedLinear(OpKernel):
     split_batch = False
 
     def setup(self, fused_ops: list[str] = (), leakyrelu_alpha: float = 0.2,
-              data_format: str = "NHWC", **attrs: Any) -> None:
+              data_format: str = "NHWC", epsilon: float = 0.0001, **attrs: Any) -> None:
         base_op = FUSED_OPS[self.op]
         base_attrs = {k: v for k, v in self.attrs.items() if k in get_op(base_op).attrs}
         dtype = self.output_types[0]
@@ -50,13 +54,18 @@ class _FusedLinear(OpKernel):
                                   self.device)
         ops = list(fused_ops)
         activations = KERNEL_ACTIVATIONS[self.op]
-        if not ops or ops[0] != "BiasAdd" or len(ops) > 2 or (
+        firsts = _FIRST_OPS.get(self.op, ("BiasAdd",))
+        if not ops or ops[0] not in firsts or len(ops) > 2 or (
             len(ops) == 2 and ops[1] not in activations
         ):
             raise UnimplementedError(
-                f"{self.op}: fused_ops {ops} is not supported on CPU; supported: [BiasAdd] "
-                f"optionally followed by one of {', '.join(activations)}"
+                f"{self.op}: fused_ops {ops} is not supported on CPU; supported: "
+                f"{' or '.join(f'[{first}]' for first in firsts)} optionally followed by one "
+                f"of {', '.join(activations)}"
             )
+        # FusedBatchNorm (inference): its args are scale, offset, mean and variance.
+        self._batch_norm = ops[0] == "FusedBatchNorm"
+        self._epsilon = np.float32(epsilon)
         self._activation = ops[1] if len(ops) == 2 else None
         # Tanh and Sigmoid run as their own kernels do, so the values are the unfused ones.
         self._unary = None
@@ -69,15 +78,28 @@ class _FusedLinear(OpKernel):
         self._np = dtype.np
 
     def compute(self, x: np.ndarray, w: np.ndarray, *args: np.ndarray) -> tuple:
-        if not args:
+        if self._batch_norm:
+            if len(args) < 4:
+                raise InvalidArgumentError(f"{self.op}: FusedBatchNorm needs 4 arguments "
+                                           f"(scale, offset, mean, variance), got {len(args)}")
+            scale, offset, mean, variance = (np.asarray(a, self._np) for a in args[:4])
+            if scale.shape != offset.shape or scale.shape != mean.shape or (
+                    scale.shape != variance.shape):
+                raise InvalidArgumentError(
+                    f"{self.op}: FusedBatchNorm's scale, offset, mean and variance differ "
+                    f"in shape: {[list(a.shape) for a in args[:4]]}")
+            with np.errstate(all="ignore"):  # (as FusedBatchNorm's own kernel computes it)
+                channel_args: tuple = (mean, scale / np.sqrt(variance + self._epsilon), offset)
+        elif not args:
             raise InvalidArgumentError(f"{self.op}: BiasAdd needs a bias argument")
-        bias = args[0]
+        else:
+            channel_args = (args[0],)
         if not self.split_batch or x.ndim != 4 or x.shape[0] < 2 or intra_op.serial():
-            return (self._finish(self._base.compute(x, w)[0], bias, x, w, None),)
+            return (self._finish(self._base.compute(x, w)[0], channel_args, x, w, None),)
         work = self._base.split_work(x, w)
         # Each piece of the batch gets its bias and activation while still in cache.
         y = map_batch(lambda rows: self._base.compute(x[rows], w)[0], x.shape[0], work,
-                      self._np, lambda y, out: self._finish(y, bias, x, w, out))
+                      self._np, lambda y, out: self._finish(y, channel_args, x, w, out))
         return (y,)
 
     def _check_bias(self, bias: np.ndarray, y: np.ndarray) -> None:
@@ -88,10 +110,13 @@ class _FusedLinear(OpKernel):
                 f"{list(bias.shape)} vs. {list(y.shape)}"
             )
 
-    def _finish(self, y: np.ndarray, bias: np.ndarray, x: np.ndarray, w: np.ndarray,
+    def _finish(self, y: np.ndarray, channel_args: tuple, x: np.ndarray, w: np.ndarray,
                 out: np.ndarray | None) -> np.ndarray:
-        """Bias and activation of y, into `out` (or in place when y is a buffer of our own)."""
-        self._check_bias(bias, y)
+        """Bias (or batch norm) and activation of y, into `out` (or in place when y is a
+        buffer of our own). `channel_args`: (bias,), or batch norm's (mean, scale /
+        sqrt(variance + epsilon), offset)."""
+        for vector in channel_args:
+            self._check_bias(vector, y)
         if out is None:
             # Work in place only on a contiguous buffer of our own; a kernel may return a
             # view (a strided convolution's every other column), and adding the bias into
@@ -101,7 +126,14 @@ class _FusedLinear(OpKernel):
                 out = y
             else:
                 out = np.empty(y.shape, self._np)
-        y = add_bias(y, bias, 1 if self._nchw else y.ndim - 1, out=out)
+        if self._batch_norm:
+            mean, inverse, offset = channel_args
+            shape = (-1,) + (1,) * (y.ndim - 2) if self._nchw else (-1,)
+            y = np.subtract(y, mean.reshape(shape), out=out)
+            y *= inverse.reshape(shape)
+            y += offset.reshape(shape)
+        else:
+            y = add_bias(y, channel_args[0], 1 if self._nchw else y.ndim - 1, out=out)
         if self._activation == "Relu":
             clip_ufunc(y, 0, np.inf, out=y)  # as the Relu kernel: 3x faster than np.maximum
         elif self._activation == "Relu6":

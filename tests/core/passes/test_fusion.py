@@ -146,6 +146,35 @@ def test_fused_kernel_keeps_nan_and_matches_the_chain() -> None:
         assert got.dtype == np.float32
 
 
+@pytest.mark.parametrize("activation", [None, "Relu", "Relu6"])
+def test_a_convolution_fused_with_inference_batch_norm_matches_the_chain(activation) -> None:
+    # TensorFlow's remapper fuses Conv2D + FusedBatchNorm (is_training=False) [+ an
+    # activation] into _FusedConv2D (fused_ops [FusedBatchNorm, ...], args scale, offset,
+    # mean, variance); a TensorFlow master sends it to its workers.
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((2, 6, 6, 3)).astype(np.float32)
+    w = rng.standard_normal((3, 3, 3, 4)).astype(np.float32)
+    scale, offset, mean = (rng.standard_normal(4).astype(np.float32) for _ in range(3))
+    variance = rng.random(4).astype(np.float32) + 0.1
+    conv = {"strides": [1, 1, 1, 1], "padding": "SAME"}
+    fused_ops = ["FusedBatchNorm"] + ([activation] if activation else [])
+    got = run_op("_FusedConv2D", [x, w, scale, offset, mean, variance], fused_ops=fused_ops,
+                 num_args=4, T="float32", TArgs=["float32"] * 4, epsilon=0.001, **conv)[0]
+    (want,) = run_op("Conv2D", [x, w], T="float32", **conv)
+    want = run_op("FusedBatchNormV3", [want, scale, offset, mean, variance], T="float32",
+                  U="float32", epsilon=0.001, is_training=False)[0]
+    if activation:
+        (want,) = run_op(activation, [want], T="float32")
+    np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-6)
+    reference = (np.asarray(want) if activation else
+                 (np.asarray(run_op("Conv2D", [x, w], T="float32", **conv)[0]) - mean)
+                 * (scale / np.sqrt(variance + np.float32(0.001))) + offset)
+    np.testing.assert_allclose(got, reference, rtol=1e-5, atol=1e-5)
+    with pytest.raises(InvalidArgumentError, match="needs 4 arguments"):
+        run_op("_FusedConv2D", [x, w, scale], fused_ops=fused_ops, num_args=1, T="float32",
+               TArgs=["float32"], **conv)
+
+
 def test_fused_kernel_refuses_what_it_cannot_do() -> None:
     x = np.ones((2, 2), np.float32)
     with pytest.raises(UnimplementedError, match="supported: \\[BiasAdd\\]"):
