@@ -8,7 +8,11 @@ TensorFlow's own, so an optimized graph loads in TensorFlow unchanged. Shapes
 are the linear op's.
 
 `_UnaryOpsComposition` is grappler's fusion of a chain of unary ops (`op_names`,
-applied first to last); a TensorFlow master sends it to its workers.
+applied first to last); a TensorFlow master sends it to its workers, and so it
+does the remapper's `_FusedBatchNormEx` (a batch norm, then a side input added
+and an activation), `_MklSwish` (x * sigmoid(x)) and `_MklFusedMish`
+(x * tanh(softplus(x))), whose schemas are TensorFlow's (recorded in
+tests/data/master_rewritten_ops).
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from tfx.core.op_registry import OpSchema, get_op, register_op
+from tfx.core.ops.nn_ops import batch_norm_shape
 from tfx.core.shapes import ShapeContext
 
 # fused op -> the linear op it starts with
@@ -94,3 +99,24 @@ UNARY_COMPOSABLE = (
     .attr("T: {float, half, double}").attr("op_names: list(string)")
     .shape(lambda ctx: [ctx.input_shapes[0]])
     .doc("Applies the unary ops op_names to x, first to last (grappler's fusion)."))
+
+_fused_batch_norm = register_op("_FusedBatchNormEx").input("x: T")
+for _arg in ("scale", "offset", "mean", "variance"):
+    _fused_batch_norm.input(f"{_arg}: U")
+_fused_batch_norm.input("side_input: num_side_inputs * T").output("y: T")
+for _arg in ("batch_mean", "batch_variance", "reserve_space_1", "reserve_space_2",
+             "reserve_space_3"):
+    _fused_batch_norm.output(f"{_arg}: U")
+(_fused_batch_norm.attr("T: {half, float, bfloat16}").attr("U: {float}")
+    .attr("epsilon: float = 0.0001").attr("exponential_avg_factor: float = 1.0")
+    .attr("num_side_inputs: int >= 0 = 0").attr("activation_mode: string = 'Identity'")
+    .attr("data_format: {'NHWC', 'NCHW'} = 'NHWC'").attr("is_training: bool = true")
+    .shape(batch_norm_shape)
+    .doc("FusedBatchNormV3, then side_input added and activation_mode (Identity, Relu) "
+         "applied to y."))
+(register_op("_MklSwish").input("features: T").output("activations: T")
+    .attr("T: {float, bfloat16, half} = DT_FLOAT")
+    .shape(lambda ctx: [ctx.input_shapes[0]]).doc("features * sigmoid(features)."))
+(register_op("_MklFusedMish").input("features: T").output("activations: T")
+    .attr("T: {bfloat16, float, half}")
+    .shape(lambda ctx: [ctx.input_shapes[0]]).doc("features * tanh(softplus(features))."))

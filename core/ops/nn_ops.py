@@ -443,7 +443,7 @@ def _in_top_k_shape(ctx: ShapeContext) -> list[Shape]:
                               "predictions and targets must have the same batch size"),)]
 
 
-def _batch_norm_shape(ctx: ShapeContext) -> list[Shape]:
+def batch_norm_shape(ctx: ShapeContext) -> list[Shape]:
     x = ctx.input_shapes[0]
     name = ctx.attrs["data_format"]
     rank = len(x) if x is not None else (5 if name in ("NDHWC", "NCDHW") else 4)
@@ -662,7 +662,7 @@ def _batch_norm_op(name: str, t: str, u: str | None, formats: str, reserve_3: bo
     for spec in _BN_ATTRS:
         schema.attr(spec)
     schema.attr(f"data_format: {formats} = 'NHWC'").attr("is_training: bool = true")
-    schema.shape(_batch_norm_shape)
+    schema.shape(batch_norm_shape)
 
 
 def _batch_norm_grad_op(name: str, t: str, u: str | None, formats: str, reserve: int) -> None:

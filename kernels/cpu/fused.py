@@ -204,3 +204,71 @@ class UnaryOpsComposition(OpKernel):
         for kernel in self._kernels:
             (x,) = kernel.compute(x)
         return (x,)
+
+
+@register_kernel("_FusedBatchNormEx", "CPU")
+class FusedBatchNormEx(OpKernel):
+    """FusedBatchNormV3 by its own kernel, then y + side_input, then Identity or Relu:
+    the values of the unfused chain the remapper replaced."""
+
+    def setup(self, activation_mode: str = "Identity", num_side_inputs: int = 0,
+              **attrs: Any) -> None:
+        if activation_mode not in ("Identity", "Relu"):
+            raise UnimplementedError(f"_FusedBatchNormEx: activation_mode {activation_mode!r} "
+                                     "is not supported on CPU; supported: Identity, Relu")
+        if num_side_inputs > 1:
+            raise InvalidArgumentError(f"_FusedBatchNormEx: num_side_inputs "
+                                       f"{num_side_inputs}; at most 1 is supported")
+        batch_norm_attrs = {k: v for k, v in self.attrs.items()
+                            if k in get_op("FusedBatchNormV3").attrs}
+        kernel_class = find_kernel("FusedBatchNormV3", "CPU", batch_norm_attrs)
+        self._batch_norm = kernel_class(self.name, "FusedBatchNormV3", batch_norm_attrs,
+                                        self.input_types[:5], self.output_types, self.device)
+        self._relu = activation_mode == "Relu"
+
+    def compute(self, x: np.ndarray, *args: np.ndarray) -> tuple:
+        y, *statistics = self._batch_norm.compute(x, *args[:4])
+        side_inputs = args[4:]
+        if side_inputs or self._relu:
+            y = np.array(y, copy=True)  # (a fresh buffer of our own to work in)
+        for side in side_inputs:
+            if np.shape(side) != y.shape:
+                raise InvalidArgumentError(
+                    f"_FusedBatchNormEx: side_input shape {list(np.shape(side))} differs from "
+                    f"x's {list(y.shape)}")
+            y += side
+        if self._relu:
+            clip_ufunc(y, 0, np.inf, out=y)
+        return (y, *statistics)
+
+
+class _TimesItsActivation(OpKernel):
+    """features * chain(features), the chain run by its ops' own kernels (the unfused
+    graph's values)."""
+
+    chain: tuple[str, ...] = ()
+
+    def setup(self, **attrs: Any) -> None:
+        dtype = self.output_types[0]
+        self._kernels = [find_kernel(op, "CPU", {"T": dtype})(
+            self.name, op, {"T": dtype}, [dtype], [dtype], self.device) for op in self.chain]
+
+    def compute(self, x: np.ndarray) -> tuple:
+        y = x
+        for kernel in self._kernels:
+            (y,) = kernel.compute(y)
+        return (np.multiply(x, y),)
+
+
+@register_kernel("_MklSwish", "CPU")
+class MklSwish(_TimesItsActivation):
+    """x * sigmoid(x) (the remapper's fusion of that product)."""
+
+    chain = ("Sigmoid",)
+
+
+@register_kernel("_MklFusedMish", "CPU")
+class MklFusedMish(_TimesItsActivation):
+    """x * tanh(softplus(x)) (the remapper's fusion of that chain)."""
+
+    chain = ("Softplus", "Tanh")

@@ -1,6 +1,7 @@
 """Writes op_defs.json: TensorFlow 2.21's OpDefs of the ops its master writes into the
 graph pieces it registers with workers, which no client builds: `_SwitchN` (a lowered
-Case) and `_UnaryOpsComposition` (grappler's fusion of unary chains), in the plain form
+Case), `_UnaryOpsComposition` (grappler's fusion of unary chains) and the remapper's
+`_FusedBatchNormEx`, `_MklSwish` and `_MklFusedMish`, in the plain form
 tests/core/ops/test_recorded_op_defs.py compares tfx's schemas with.
 
 Run by hand with TensorFlow installed (pytest never collects it):
@@ -13,7 +14,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-OPS = ["_SwitchN", "_UnaryOpsComposition"]
+OPS = ["_SwitchN", "_UnaryOpsComposition", "_FusedBatchNormEx", "_MklSwish",
+       "_MklFusedMish"]
 
 if __name__ == "__main__":
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/data/op_def_record.py
