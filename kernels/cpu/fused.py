@@ -1,5 +1,5 @@
-"""CPU kernels: `_FusedConv2D`, `_FusedDepthwiseConv2dNative`, `_FusedMatMul` and
-`_UnaryOpsComposition`.
+"""CPU kernels: `_FusedConv2D`, `_FusedDepthwiseConv2dNative`, `_FusedMatMul`,
+`_UnaryOpsComposition`, `_FusedBatchNormEx`, `_MklSwish` and `_MklFusedMish`.
 
 A fused kernel runs the linear op's own CPU kernel, then adds the bias and
 applies the activation in place on its result: the unfused graph's
@@ -11,7 +11,8 @@ depthwise) LeakyRelu, or, for a MatMul, Tanh or Sigmoid (run by their own
 kernels), what TensorFlow's CPU kernels accept; the results are those of the
 unfused chain, NaN included.
 `_UnaryOpsComposition` runs each named op's own CPU kernel in turn, so its
-values are the unfused chain's.
+values are the unfused chain's; so do the remapper's `_FusedBatchNormEx`,
+`_MklSwish` and `_MklFusedMish` (the ops a TensorFlow master sends its workers).
 """
 
 from __future__ import annotations
